@@ -1,0 +1,142 @@
+//! The `ZonedDevice` interface: small capability traits (report, management, block I/O) that every
+//! device (emulated, Linux zoned block device, plain file with emulated zones) implements.
+
+use crate::errno::Errno;
+use crate::error::ZoneError;
+use crate::geometry::{Geometry, Limits};
+use crate::personality::Personality;
+use crate::state::ZoneOp;
+use crate::zone::Zone;
+use serde::Serialize;
+
+/// Where a device's zones come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum DeviceKind {
+    /// An emulated device: zonekit's state machine over a store.
+    Emulated {
+        /// `none`, `memory` or `dir`.
+        store: String,
+        /// The built-in profile it was made from, if any.
+        profile: Option<String>,
+    },
+    /// A regular file or a non-zoned block device with emulated zones (fio's emulation).
+    File,
+    /// A Linux zoned block device, through the kernel's ioctls.
+    Linux,
+}
+
+/// What a device is: geometry, limits, personality and description.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeviceInfo {
+    /// The spec the device was opened from (`@smr-hm-15tb`, `/dev/nullb0`, a path).
+    pub spec: String,
+    /// Device kind.
+    pub kind: DeviceKind,
+    /// Personality (transport rules); for a Linux device, the one its driver behaves like.
+    pub personality: Personality,
+    /// Zone layout.
+    pub geometry: Geometry,
+    /// Zone resource limits.
+    pub limits: Limits,
+    /// Zoned model as sysfs names it (`host-managed`, `host-aware`).
+    pub model: String,
+    /// Vendor or emulator name.
+    pub vendor: String,
+    /// One-line description (profile source, device model).
+    pub description: String,
+    /// Whether the device is a spinning disk.
+    pub rotational: bool,
+}
+
+/// Errors of device operations.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DeviceError {
+    /// A zone rule refused the operation; `errno` is what the personality reports for it.
+    #[error("{error}")]
+    Zone {
+        /// The rule broken.
+        error: ZoneError,
+        /// The errno userspace sees.
+        errno: Errno,
+    },
+    /// An operating-system call failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The device cannot do this.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Stored device metadata is missing, corrupt or inconsistent with the data.
+    #[error("{0}")]
+    Corrupt(String),
+}
+
+impl DeviceError {
+    /// A zone-rule error, with the errno `personality` gives it.
+    pub fn zone(error: ZoneError, personality: Personality) -> DeviceError {
+        DeviceError::Zone { errno: personality.errno(error.kind), error }
+    }
+
+    /// An I/O error with context.
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> DeviceError {
+        DeviceError::Io { context: context.into(), source }
+    }
+
+    /// The errno a system call would have returned.
+    pub fn errno(&self) -> Errno {
+        match self {
+            DeviceError::Zone { errno, .. } => *errno,
+            DeviceError::Io { source, .. } => Errno(source.raw_os_error().unwrap_or(Errno::EIO.0)),
+            DeviceError::Unsupported(_) => Errno::EOPNOTSUPP,
+            DeviceError::Corrupt(_) => Errno::EIO,
+        }
+    }
+}
+
+/// Result of device operations.
+pub type DeviceResult<T> = Result<T, DeviceError>;
+
+/// Describe a device and report its zones.
+pub trait ZoneReport {
+    /// What the device is.
+    fn info(&self) -> &DeviceInfo;
+
+    /// Append to `out` up to `max` zones, from the zone holding `sector`. Fewer (none past the end)
+    /// is not an error.
+    fn report_zones(&self, sector: u64, max: usize, out: &mut Vec<Zone>) -> DeviceResult<()>;
+}
+
+/// Zone management: open, close, finish, reset over a zone-aligned range.
+pub trait ZoneManagement {
+    /// Apply `op` to the zones of `[sector, sector + nr)`. The range must start on a zone boundary
+    /// and end on one or at the device end; a reset of the whole device skips the zones it cannot
+    /// reset (conventional, empty, read-only, offline). Stops at the first zone that fails.
+    fn zone_mgmt(&self, op: ZoneOp, sector: u64, nr: u64) -> DeviceResult<()>;
+}
+
+/// Block I/O in sectors; buffers are whole logical blocks.
+pub trait BlockIo {
+    /// Read `buf.len()` bytes at `sector`; beyond a zone's write pointer the personality's fill.
+    fn read_at(&self, sector: u64, buf: &mut [u8]) -> DeviceResult<()>;
+
+    /// Write `buf` at `sector` (at the write pointer in a sequential zone).
+    fn write_at(&self, sector: u64, buf: &[u8]) -> DeviceResult<()>;
+
+    /// Zone append to the zone starting at `zone_start`; returns the sector the data landed at.
+    fn zone_append(&self, zone_start: u64, buf: &[u8]) -> DeviceResult<u64>;
+
+    /// Make every acknowledged write durable.
+    fn flush(&self) -> DeviceResult<()>;
+}
+
+/// A zoned device: every capability, usable from several threads.
+pub trait ZonedDevice: ZoneReport + ZoneManagement + BlockIo + Send + Sync {}
+
+impl<T: ZoneReport + ZoneManagement + BlockIo + Send + Sync> ZonedDevice for T {}

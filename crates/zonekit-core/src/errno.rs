@@ -1,0 +1,97 @@
+//! Linux errno values that zoned devices return, with their names and `strerror` texts.
+//!
+//! The core crate does no I/O, so it carries its own small table instead of depending on `libc`;
+//! values are Linux's (x86-64 and the generic ABI agree on all of these).
+
+use std::fmt;
+
+/// A Linux errno value (positive), as userspace sees it from a failed system call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Errno(pub i32);
+
+macro_rules! errnos {
+    ($($name:ident = $val:expr, $text:expr;)*) => {
+        impl Errno {
+            $(
+                #[doc = concat!("`", stringify!($name), "`: ", $text, ".")]
+                pub const $name: Errno = Errno($val);
+            )*
+
+            /// The symbolic name (`"EIO"`), or `None` for a value outside this table.
+            pub fn name(self) -> Option<&'static str> {
+                match self.0 {
+                    $($val => Some(stringify!($name)),)*
+                    _ => None,
+                }
+            }
+
+            /// The glibc `strerror` text (`"Input/output error"`), or `None` outside this table.
+            pub fn description(self) -> Option<&'static str> {
+                match self.0 {
+                    $($val => Some($text),)*
+                    _ => None,
+                }
+            }
+
+            /// Look an errno up by its symbolic name (`"EIO"`).
+            pub fn from_name(name: &str) -> Option<Errno> {
+                match name {
+                    $(stringify!($name) => Some(Errno($val)),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+errnos! {
+    EPERM = 1, "Operation not permitted";
+    ENOENT = 2, "No such file or directory";
+    EIO = 5, "Input/output error";
+    ENXIO = 6, "No such device or address";
+    EBADF = 9, "Bad file descriptor";
+    EAGAIN = 11, "Resource temporarily unavailable";
+    ENOMEM = 12, "Cannot allocate memory";
+    EACCES = 13, "Permission denied";
+    EBUSY = 16, "Device or resource busy";
+    EEXIST = 17, "File exists";
+    ENODEV = 19, "No such device";
+    ENOTDIR = 20, "Not a directory";
+    EISDIR = 21, "Is a directory";
+    EINVAL = 22, "Invalid argument";
+    ENOTTY = 25, "Inappropriate ioctl for device";
+    EFBIG = 27, "File too large";
+    ENOSPC = 28, "No space left on device";
+    EROFS = 30, "Read-only file system";
+    EOVERFLOW = 75, "Value too large for defined data type";
+    EOPNOTSUPP = 95, "Operation not supported";
+    ETOOMANYREFS = 109, "Too many references: cannot splice";
+    EREMOTEIO = 121, "Remote I/O error";
+}
+
+impl fmt::Display for Errno {
+    /// `Input/output error (EIO)`, or `errno 200` for a value outside the table.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.description(), self.name()) {
+            (Some(d), Some(n)) => write!(f, "{d} ({n})"),
+            _ => write!(f, "errno {}", self.0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for e in [Errno::EIO, Errno::EINVAL, Errno::EREMOTEIO, Errno::ETOOMANYREFS, Errno::EOVERFLOW] {
+            assert_eq!(Errno::from_name(e.name().unwrap()), Some(e));
+        }
+        assert_eq!(Errno::EREMOTEIO.0, 121);
+        assert_eq!(Errno::ETOOMANYREFS.0, 109);
+        assert_eq!(Errno::EOVERFLOW.0, 75);
+        assert_eq!(Errno::EIO.to_string(), "Input/output error (EIO)");
+        assert_eq!(Errno(4242).to_string(), "errno 4242");
+    }
+}

@@ -1,0 +1,212 @@
+//! What an emulated device is made of: personality, geometry, limits and description. It is what a
+//! profile produces, what `zonekit dev create` takes, and what a persistent device's metadata file
+//! holds.
+
+use serde::{Deserialize, Serialize};
+use zonekit_core::{Geometry, GeometryError, Limits, Personality};
+
+/// Everything needed to build an emulated device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceConfig {
+    /// Transport rules.
+    pub personality: Personality,
+    /// Zone layout.
+    pub geometry: Geometry,
+    /// Resource limits (already normalised).
+    pub limits: Limits,
+    /// The built-in profile this came from.
+    pub profile: Option<String>,
+    /// Spinning disk.
+    pub rotational: bool,
+    /// Vendor or emulator name, for reports.
+    pub vendor: String,
+    /// One-line description.
+    pub description: String,
+}
+
+/// Explicit geometry for a new emulated device, as `zonekit dev create` takes it (sizes in bytes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeometrySpec {
+    /// Zone size in bytes (a power of two, as the kernel requires of zoned devices).
+    pub zone_size: u64,
+    /// Number of zones.
+    pub nr_zones: u32,
+    /// Conventional zones at the start.
+    pub nr_conv_zones: u32,
+    /// Zone capacity in bytes (defaults to the zone size).
+    pub zone_capacity: Option<u64>,
+    /// Open limit (0 = none).
+    pub max_open: u32,
+    /// Active limit (0 = none).
+    pub max_active: u32,
+    /// Logical block size: 512 or 4096.
+    pub block_size: u32,
+    /// Personality (null_blk by default).
+    pub personality: Personality,
+}
+
+impl GeometrySpec {
+    /// Check and turn into a device configuration.
+    pub fn into_config(self) -> Result<DeviceConfig, GeometryError> {
+        let to_sectors = |b: u64| b / 512;
+        if self.zone_size % 512 != 0 {
+            return Err(GeometryError::ZoneSizeUnaligned { zone_size: self.zone_size / 512, logical_block_size: 512 });
+        }
+        let zone_size = to_sectors(self.zone_size);
+        if zone_size != 0 && !zone_size.is_power_of_two() {
+            return Err(GeometryError::ZoneSizeNotPowerOfTwo(zone_size));
+        }
+        let zone_capacity = match self.zone_capacity {
+            Some(c) if c % 512 != 0 => {
+                return Err(GeometryError::ZoneCapacityUnaligned {
+                    zone_capacity: c / 512,
+                    logical_block_size: self.block_size,
+                });
+            }
+            Some(c) => to_sectors(c),
+            None => zone_size,
+        };
+        let geometry =
+            Geometry::with_zones(zone_size, self.nr_zones, zone_capacity, self.nr_conv_zones, self.block_size)?;
+        let limits = Limits { max_open: self.max_open, max_active: self.max_active, max_append_sectors: zone_size }
+            .normalized(&geometry)?;
+        Ok(DeviceConfig {
+            personality: self.personality,
+            description: format!("emulated {} device", self.personality.description()),
+            vendor: "zonekit".into(),
+            geometry,
+            limits,
+            profile: None,
+            rotational: self.personality == Personality::Zbc,
+        })
+    }
+}
+
+/// The metadata file's contents (JSON), format 1. Sizes in sectors.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Meta {
+    /// Format version; 1.
+    pub format: u32,
+    /// `nullblk`, `zbc` or `zns`.
+    pub personality: String,
+    /// Zone size in sectors.
+    pub zone_size: u64,
+    /// Zone capacity in sectors.
+    pub zone_capacity: u64,
+    /// Device capacity in sectors.
+    pub capacity: u64,
+    /// Conventional zones.
+    pub nr_conv_zones: u32,
+    /// Logical block size in bytes.
+    pub logical_block_size: u32,
+    /// Open limit.
+    pub max_open: u32,
+    /// Active limit.
+    pub max_active: u32,
+    /// Zone append limit in sectors.
+    pub max_append_sectors: u64,
+    /// Spinning disk.
+    pub rotational: bool,
+    /// Profile name.
+    pub profile: Option<String>,
+    /// Vendor.
+    pub vendor: String,
+    /// Description.
+    pub description: String,
+}
+
+/// Current metadata format.
+pub const META_FORMAT: u32 = 1;
+
+impl DeviceConfig {
+    /// The metadata to store.
+    pub fn to_meta(&self) -> Meta {
+        let g = &self.geometry;
+        Meta {
+            format: META_FORMAT,
+            personality: self.personality.name().into(),
+            zone_size: g.zone_size,
+            zone_capacity: g.zone_capacity,
+            capacity: g.capacity,
+            nr_conv_zones: g.nr_conv_zones,
+            logical_block_size: g.logical_block_size,
+            max_open: self.limits.max_open,
+            max_active: self.limits.max_active,
+            max_append_sectors: self.limits.max_append_sectors,
+            rotational: self.rotational,
+            profile: self.profile.clone(),
+            vendor: self.vendor.clone(),
+            description: self.description.clone(),
+        }
+    }
+
+    /// Rebuild from stored metadata, checking it as a new device would be checked.
+    pub fn from_meta(m: &Meta) -> Result<DeviceConfig, String> {
+        if m.format != META_FORMAT {
+            return Err(format!("unsupported metadata format {}", m.format));
+        }
+        let personality: Personality = m.personality.parse().map_err(|e| format!("{e}"))?;
+        let geometry = Geometry::new(m.capacity, m.zone_size, m.zone_capacity, m.nr_conv_zones, m.logical_block_size)
+            .map_err(|e| e.to_string())?;
+        if geometry.capacity != m.capacity {
+            return Err(format!("capacity {} is not a multiple of the logical block size", m.capacity));
+        }
+        let limits = Limits { max_open: m.max_open, max_active: m.max_active, max_append_sectors: m.max_append_sectors };
+        if limits.normalized(&geometry).map_err(|e| e.to_string())? != limits {
+            return Err("zone limits are inconsistent with the geometry".into());
+        }
+        Ok(DeviceConfig {
+            personality,
+            geometry,
+            limits,
+            profile: m.profile.clone(),
+            rotational: m.rotational,
+            vendor: m.vendor.clone(),
+            description: m.description.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> GeometrySpec {
+        GeometrySpec {
+            zone_size: 4 << 20,
+            nr_zones: 16,
+            nr_conv_zones: 1,
+            zone_capacity: None,
+            max_open: 4,
+            max_active: 8,
+            block_size: 512,
+            personality: Personality::NullBlk,
+        }
+    }
+
+    #[test]
+    fn meta_round_trip() {
+        let c = spec().into_config().unwrap();
+        let m = c.to_meta();
+        let json = serde_json::to_string(&m).unwrap();
+        let back: Meta = serde_json::from_str(&json).unwrap();
+        assert_eq!(DeviceConfig::from_meta(&back).unwrap(), c);
+    }
+
+    #[test]
+    fn rejects_bad_specs() {
+        assert!(matches!(
+            GeometrySpec { zone_size: 3 << 20, ..spec() }.into_config(),
+            Err(GeometryError::ZoneSizeNotPowerOfTwo(_))
+        ));
+        assert!(matches!(
+            GeometrySpec { zone_capacity: Some(8 << 20), ..spec() }.into_config(),
+            Err(GeometryError::CapacityLargerThanSize { .. })
+        ));
+        assert!(GeometrySpec { max_open: 9, ..spec() }.into_config().is_err());
+        let mut m = spec().into_config().unwrap().to_meta();
+        m.max_open = 100;
+        assert!(DeviceConfig::from_meta(&m).is_err());
+    }
+}

@@ -1,0 +1,59 @@
+//! Stores: where an emulated device keeps its data.
+//!
+//! A store sees zone-relative byte offsets. The zone state machine decides what is allowed; the
+//! store only keeps bytes (and, for the persistent store, the rare zone conditions that its files
+//! cannot express).
+
+mod memory;
+
+pub use memory::MemoryStore;
+
+use std::io;
+use zonekit_core::Transition;
+
+/// Data keeping of an emulated device. Offsets are bytes from the zone start.
+pub trait Store: Send {
+    /// `none`, `memory` or `dir`.
+    fn name(&self) -> &'static str;
+
+    /// Read `buf.len()` bytes at `offset` in `zone`; sectors never written read as zeros.
+    fn read(&mut self, zone: u32, offset: u64, buf: &mut [u8]) -> io::Result<()>;
+
+    /// Write `data` at `offset` in `zone`.
+    fn write(&mut self, zone: u32, offset: u64, data: &[u8]) -> io::Result<()>;
+
+    /// A zone changed condition (reset, finish, read-only, offline…): discard or record what the
+    /// store needs to. Called before the change is applied; an error cancels it.
+    fn zone_changed(&mut self, t: &Transition) -> io::Result<()>;
+
+    /// Make every acknowledged write durable.
+    fn flush(&mut self) -> io::Result<()>;
+}
+
+/// Keeps nothing: reads return zeros (below the write pointer), like null_blk without
+/// `memory_backed`. Serves huge simulated drives.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoneStore;
+
+impl Store for NoneStore {
+    fn name(&self) -> &'static str {
+        "none"
+    }
+
+    fn read(&mut self, _zone: u32, _offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        buf.fill(0);
+        Ok(())
+    }
+
+    fn write(&mut self, _zone: u32, _offset: u64, _data: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn zone_changed(&mut self, _t: &Transition) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
