@@ -20,7 +20,9 @@ pub enum GeometryError {
         logical_block_size: u32,
     },
     /// The zone capacity is zero or not a multiple of the logical block size.
-    #[error("zone capacity of {zone_capacity} sectors is zero or not a multiple of the {logical_block_size}-byte logical block size")]
+    #[error(
+        "zone capacity of {zone_capacity} sectors is zero or not a multiple of the {logical_block_size}-byte logical block size"
+    )]
     ZoneCapacityUnaligned {
         /// Zone capacity in sectors.
         zone_capacity: u64,
@@ -125,9 +127,9 @@ pub enum ZoneErrorKind {
     AppendTooLarge,
 }
 
-/// A zone-rule violation: its kind and where it happened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("{kind} (zone {zone:?}, sector {sector})")]
+/// A zone-rule violation: its kind and where it happened. Displays as
+/// `zone 3 (sector 6144): write not at the write pointer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ZoneError {
     /// The rule broken.
     pub kind: ZoneErrorKind,
@@ -143,3 +145,14 @@ impl ZoneError {
         ZoneError { kind, zone, sector }
     }
 }
+
+impl std::fmt::Display for ZoneError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.zone {
+            Some(z) => write!(f, "zone {z} (sector {}): {}", self.sector, self.kind),
+            None => write!(f, "sector {}: {}", self.sector, self.kind),
+        }
+    }
+}
+
+impl std::error::Error for ZoneError {}

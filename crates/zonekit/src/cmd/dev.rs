@@ -1,0 +1,161 @@
+//! `zonekit dev create|info`: make a persistent emulated device, describe any device.
+
+use super::{DevArg, size_arg};
+use crate::error::{CliError, CliResult, output};
+use crate::report::{DeviceJson, for_each_zone};
+use crate::units::human_bytes;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use zonekit_core::{DeviceKind, Personality, ZoneCond, ZonedDevice};
+use zonekit_dev::{GeometrySpec, profile};
+
+/// Arguments of `zonekit dev create`.
+#[derive(Debug, clap::Args)]
+#[command(group = clap::ArgGroup::new("layout").required(true).args(["profile", "zone_size"]))]
+pub struct CreateArgs {
+    /// Directory to create (it holds the device's metadata and one file per written zone).
+    pub path: PathBuf,
+    /// Copy the geometry of a built-in profile (see `zonekit profiles`).
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["zone_size", "zones", "conv_zones", "zone_capacity", "max_open", "max_active", "block_size", "personality"])]
+    pub profile: Option<String>,
+    /// Zone size (bytes, K/M/G suffixes; a power of two).
+    #[arg(long, value_name = "SIZE", value_parser = size_arg, requires = "zones")]
+    pub zone_size: Option<u64>,
+    /// Number of zones.
+    #[arg(long, value_name = "N")]
+    pub zones: Option<u32>,
+    /// Conventional zones at the start of the device.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub conv_zones: u32,
+    /// Writable part of each sequential zone (default: the zone size).
+    #[arg(long, value_name = "SIZE", value_parser = size_arg)]
+    pub zone_capacity: Option<u64>,
+    /// Maximum open zones (0: no limit).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub max_open: u32,
+    /// Maximum active (open or closed) zones (0: no limit).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub max_active: u32,
+    /// Logical block size.
+    #[arg(long, value_name = "BYTES", default_value_t = 512, value_parser = block_size_arg)]
+    pub block_size: u32,
+    /// Transport rules and errnos: nullblk (Linux null_blk), zbc (SCSI SMR disk) or zns (NVMe).
+    #[arg(long, value_name = "NAME", default_value = "nullblk")]
+    pub personality: Personality,
+}
+
+fn block_size_arg(s: &str) -> Result<u32, String> {
+    match s {
+        "512" => Ok(512),
+        "4096" => Ok(4096),
+        _ => Err(format!("block size must be 512 or 4096, not '{s}'")),
+    }
+}
+
+/// Arguments of `zonekit dev info`.
+#[derive(Debug, clap::Args)]
+pub struct InfoArgs {
+    /// The device.
+    #[command(flatten)]
+    pub dev: DevArg,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `zonekit dev create`.
+pub fn create(args: &CreateArgs, w: &mut impl Write) -> CliResult {
+    let config = match &args.profile {
+        Some(name) => profile(name)
+            .ok_or_else(|| CliError::Usage(format!("unknown profile '{name}' (`zonekit profiles` lists them)")))?
+            .config(),
+        None => {
+            let spec = GeometrySpec {
+                zone_size: args.zone_size.unwrap_or(0),
+                nr_zones: args.zones.unwrap_or(0),
+                nr_conv_zones: args.conv_zones,
+                zone_capacity: args.zone_capacity,
+                max_open: args.max_open,
+                max_active: args.max_active,
+                block_size: args.block_size,
+                personality: args.personality,
+            };
+            spec.into_config().map_err(|e| CliError::Usage(format!("{}: {e}", args.path.display())))?
+        }
+    };
+    let dev = zonekit_dev::persistent::create_dir(&args.path, &config).map_err(|e| CliError::open(e.into()))?;
+    print_info(&dev, w)
+}
+
+/// `zonekit dev info`.
+pub fn info(args: &InfoArgs, w: &mut impl Write) -> CliResult {
+    let dev = args.dev.open(false)?;
+    if args.json {
+        let conds = cond_counts(dev.as_ref())?;
+        let doc = serde_json::json!({
+            "device": DeviceJson::new(dev.info()),
+            "conditions": conds.iter().map(|(c, n)| (c.long_name(), *n)).collect::<BTreeMap<_, _>>(),
+        });
+        return output(
+            serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from).and_then(|()| writeln!(w)),
+        );
+    }
+    print_info(dev.as_ref(), w)
+}
+
+fn cond_counts(dev: &dyn ZonedDevice) -> CliResult<BTreeMap<ZoneCond, u64>> {
+    let mut counts = BTreeMap::new();
+    let nr = dev.info().geometry.nr_zones;
+    for_each_zone(dev, 0, nr, |z| {
+        *counts.entry(z.cond).or_insert(0) += 1;
+        Ok(())
+    })
+    .map_err(|e| CliError::device(format!("{}: report zones", dev.info().spec), &e))?
+    .map_err(|e| CliError::Failed(e.to_string()))?;
+    Ok(counts)
+}
+
+fn print_info(dev: &dyn ZonedDevice, w: &mut impl Write) -> CliResult {
+    let conds = cond_counts(dev)?;
+    let i = dev.info();
+    let g = &i.geometry;
+    let l = &i.limits;
+    let kind = match &i.kind {
+        DeviceKind::Emulated { store, profile: Some(p) } => format!("emulated, {store} store, profile {p}"),
+        DeviceKind::Emulated { store, profile: None } => format!("emulated, {store} store"),
+        DeviceKind::File => "file with emulated zones".to_string(),
+        DeviceKind::Linux => "Linux zoned block device".to_string(),
+    };
+    let limit = |n: u32| if n == 0 { "no limit".to_string() } else { n.to_string() };
+    let cond_line = conds.iter().map(|(c, n)| format!("{} {n}", c.short_name())).collect::<Vec<_>>().join(", ");
+    output((|| {
+        writeln!(w, "device:        {}", i.spec)?;
+        writeln!(w, "kind:          {kind}")?;
+        writeln!(w, "personality:   {} ({})", i.personality, i.personality.description())?;
+        writeln!(w, "model:         {}{}", i.model, if i.rotational { ", rotational" } else { "" })?;
+        writeln!(w, "vendor:        {}", i.vendor)?;
+        writeln!(w, "description:   {}", i.description)?;
+        writeln!(
+            w,
+            "capacity:      {} sectors ({}, {:.3} GB)",
+            g.capacity,
+            human_bytes(g.capacity * 512),
+            (g.capacity * 512) as f64 / 1e9
+        )?;
+        writeln!(w, "block size:    {} logical, {} physical", g.logical_block_size, g.physical_block_size)?;
+        writeln!(w, "zone size:     {} sectors ({})", g.zone_size, human_bytes(g.zone_size * 512))?;
+        writeln!(w, "zone capacity: {} sectors ({})", g.zone_capacity, human_bytes(g.zone_capacity * 512))?;
+        writeln!(
+            w,
+            "zones:         {} ({} conventional, {} sequential)",
+            g.nr_zones,
+            g.nr_conv_zones,
+            g.nr_seq_zones()
+        )?;
+        writeln!(w, "max open:      {}", limit(l.max_open))?;
+        writeln!(w, "max active:    {}", limit(l.max_active))?;
+        writeln!(w, "max append:    {} sectors", l.max_append_sectors)?;
+        writeln!(w, "conditions:    {cond_line}")
+    })())
+}

@@ -1,0 +1,113 @@
+//! The `zonekit` command, as a library so that every piece of it is reachable from tests; the
+//! binary (`main.rs`) only calls [`run`].
+
+pub mod cmd;
+pub mod error;
+pub mod report;
+pub mod units;
+
+use clap::{Parser, Subcommand};
+use error::{CliError, CliResult};
+use std::ffi::OsString;
+use std::io::Write;
+use zonekit_core::ZoneOp;
+
+/// zonekit: the Linux zoned-storage stack in userspace. Emulated zoned devices (SMR disks, ZNS
+/// SSDs, null_blk) with the kernel's zone state machine, and zone tools in blkzone's and
+/// zbc_report_zones' formats.
+#[derive(Debug, Parser)]
+#[command(name = "zonekit", version, about, long_about = None, disable_help_subcommand = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Create and describe devices.
+    #[command(subcommand)]
+    Dev(DevCommand),
+    /// Zone tools: report, reset, open, close, finish (blkzone's options), write, read.
+    #[command(subcommand)]
+    Zone(ZoneCommand),
+    /// List the built-in device profiles (use them as @NAME).
+    Profiles(cmd::profiles::ProfilesArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum DevCommand {
+    /// Create a persistent emulated device in a directory, from a profile or a geometry.
+    Create(cmd::dev::CreateArgs),
+    /// Describe a device: geometry, limits, zone conditions.
+    Info(cmd::dev::InfoArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum ZoneCommand {
+    /// Report zones (blkzone report's format by default).
+    Report(cmd::zone::ReportArgs),
+    /// Reset the write pointer of a range of zones.
+    Reset(cmd::zone::MgmtArgs),
+    /// Explicitly open a range of zones.
+    Open(cmd::zone::MgmtArgs),
+    /// Close a range of zones.
+    Close(cmd::zone::MgmtArgs),
+    /// Finish a range of zones (make them full).
+    Finish(cmd::zone::MgmtArgs),
+    /// Write a byte pattern (at the write pointer, in a sequential zone).
+    Write(cmd::zone::WriteArgs),
+    /// Read raw bytes to standard output.
+    Read(cmd::zone::ReadArgs),
+}
+
+fn dispatch(cli: Cli, out: &mut impl Write) -> CliResult {
+    match cli.command {
+        Command::Dev(DevCommand::Create(a)) => cmd::dev::create(&a, out),
+        Command::Dev(DevCommand::Info(a)) => cmd::dev::info(&a, out),
+        Command::Profiles(a) => cmd::profiles::run(&a, out),
+        Command::Zone(z) => match z {
+            ZoneCommand::Report(a) => cmd::zone::report(&a, out),
+            ZoneCommand::Reset(a) => cmd::zone::manage(ZoneOp::Reset, &a, out),
+            ZoneCommand::Open(a) => cmd::zone::manage(ZoneOp::Open, &a, out),
+            ZoneCommand::Close(a) => cmd::zone::manage(ZoneOp::Close, &a, out),
+            ZoneCommand::Finish(a) => cmd::zone::manage(ZoneOp::Finish, &a, out),
+            ZoneCommand::Write(a) => cmd::zone::write(&a),
+            ZoneCommand::Read(a) => cmd::zone::read(&a, out),
+        },
+    }
+}
+
+/// Run the command line `args` (program name first), writing to stdout and stderr; returns the
+/// exit code.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = e.print();
+                return 0;
+            }
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                let _ = e.print();
+                return 2;
+            }
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("invalid command line");
+            eprintln!("zonekit: {}", first.strip_prefix("error: ").unwrap_or(first));
+            return 2;
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let r = dispatch(cli, &mut out).and_then(|()| error::output(out.flush()));
+    match r {
+        Ok(()) => 0,
+        Err(CliError::Failed(m)) if m.is_empty() => 0,
+        Err(e) => {
+            drop(out);
+            eprintln!("{e}");
+            e.exit_code()
+        }
+    }
+}
