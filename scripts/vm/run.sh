@@ -13,8 +13,11 @@
 #   TEST_SCRIPT     copied to /test.sh and run with busybox sh as root
 #
 # The exit status is the test script's exit status, read from the console
-# marker line `ZONEKIT-VM-EXIT=<n>`; 124 if the VM timed out and 125 if the
-# marker is missing for another reason, 2 on usage errors.
+# marker line `ZONEKIT-VM-EXIT=<n>`; 124 if the VM timed out, 125 if the
+# marker is missing (e.g. kernel panic), 2 on usage/setup errors.
+# The script runs under busybox ash, which is built with FEATURE_SH_STANDALONE:
+# a command named like a busybox applet (dd, ...) runs the applet even if
+# --bin put a binary of that name in /bin; call such binaries as /bin/NAME.
 #
 # Environment:
 #   ZONEKIT_VM_CACHE    cache dir (default $HOME/.cache/zonekit-vm)
@@ -37,7 +40,7 @@ die() { log "error: $*"; exit 2; }
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
-usage() { sed -n '6,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '6,/^# Inside the VM/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 bins=()
 extra_modules=()
@@ -98,6 +101,7 @@ command -v qemu-system-x86_64 >/dev/null || missing+=(qemu-system-x86)
 # The busybox package also ships /bin/busybox but linked dynamically; we need the static one.
 dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'ok installed' || missing+=(busybox-static)
 command -v cpio >/dev/null || missing+=(cpio)
+command -v xz >/dev/null || missing+=(xz-utils)
 [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 busybox=/bin/busybox
 blkzone=$(command -v blkzone || echo /usr/sbin/blkzone)
@@ -161,6 +165,9 @@ if [ ! -f "$kdir/.complete" ]; then
         rm -rf "$kdir.tmp"
         mkdir -p "$kdir.tmp"
         dpkg-deb -x "$deb" "$kdir.tmp"
+        # bookworm packages use /lib/modules, later ones /usr/lib/modules
+        [ -d "$kdir.tmp/lib/modules" ] || [ ! -d "$kdir.tmp/usr/lib/modules" ] ||
+            ln -s usr/lib "$kdir.tmp/lib"
         kv=$(ls "$kdir.tmp/lib/modules" | head -1)
         # The package ships no modules.dep (its postinst runs depmod); make one.
         if command -v depmod >/dev/null || [ -x /sbin/depmod ]; then
@@ -333,7 +340,7 @@ chmod +x "$root/init"
 
 initrd="$work/initrd.gz"
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0 | gzip -1) > "$initrd"
-log "kernel $kv (${kpkg:-cached} ${kver_deb:-}, booting $(basename "$boot_kernel")), initramfs $(du -k "$initrd" | cut -f1) KiB," \
+log "kernel $kv (${kpkg:+$kpkg $kver_deb, }booting $(basename "$boot_kernel")), initramfs $(du -k "$initrd" | cut -f1) KiB," \
     "$(wc -l < "$vm_moddir/modules.dep") modules, prepared in $(elapsed "$t_start") s"
 
 # --- 4. boot ----------------------------------------------------------------
@@ -350,12 +357,12 @@ qemu_status=${PIPESTATUS[0]}
 set -e
 [ -z "$log_file" ] || cp "$console" "$log_file"
 
+if [ "$qemu_status" -eq 124 ] || [ "$qemu_status" -eq 137 ]; then
+    log "error: VM timed out after $timeout_s s"
+    exit 124
+fi
 rc=$(grep -aoE 'ZONEKIT-VM-EXIT=[0-9]+' "$console" | tail -1 | cut -d= -f2 || true)
 if [ -z "$rc" ]; then
-    if [ "$qemu_status" -eq 124 ] || [ "$qemu_status" -eq 137 ]; then
-        log "error: VM timed out after $timeout_s s (no ZONEKIT-VM-EXIT marker)"
-        exit 124
-    fi
     log "error: no ZONEKIT-VM-EXIT marker (qemu exit status $qemu_status)"
     exit 125
 fi
