@@ -149,9 +149,12 @@ impl BlockIo for EmulatedDevice {
             .map_err(|e| DeviceError::zone(e, self.info.personality))?;
         let fill = self.info.personality.read_fill();
         let geo = &self.info.geometry;
+        // A file with emulated zones reads the file itself, as fio does: its zones restart empty at
+        // each open while its data stays.
+        let whole = self.info.kind == DeviceKind::File;
         let mut pos = 0usize;
         for seg in segs {
-            let valid = (seg.valid * SECTOR_SIZE) as usize;
+            let valid = (if whole { seg.nr } else { seg.valid } * SECTOR_SIZE) as usize;
             let total = (seg.nr * SECTOR_SIZE) as usize;
             let off = (seg.sector - geo.zone_start(seg.zone)) * SECTOR_SIZE;
             store

@@ -27,8 +27,8 @@ pub struct Profile {
     pub max_open: u32,
     /// Active limit (0 = none).
     pub max_active: u32,
-    /// Zone append limit in KiB.
-    pub max_append_kib: u64,
+    /// Zone append limit in sectors.
+    pub max_append_sectors: u64,
     /// Spinning disk.
     pub rotational: bool,
     /// Vendor string for reports.
@@ -55,7 +55,7 @@ pub const PROFILES: &[Profile] = &[
         block_size: 4096,
         max_open: 128,
         max_active: 0,
-        max_append_kib: 1024,
+        max_append_sectors: 2048,
         rotational: true,
         vendor: "WDC HSH721415AL (emulated)",
         description: "15 TB host-managed SMR HDD, WD Ultrastar DC HC620 class",
@@ -74,7 +74,7 @@ pub const PROFILES: &[Profile] = &[
         block_size: 4096,
         max_open: 128,
         max_active: 0,
-        max_append_kib: 1024,
+        max_append_sectors: 2048,
         rotational: true,
         vendor: "SMR 30TB (emulated)",
         description: "30 TB host-managed SMR HDD (the drive of Linux commit 1365b6904f)",
@@ -94,15 +94,16 @@ pub const PROFILES: &[Profile] = &[
         block_size: 4096,
         max_open: 14,
         max_active: 14,
-        max_append_kib: 512,
+        max_append_sectors: 1024,
         rotational: false,
         vendor: "WDC ZN540 (emulated)",
         description: "NVMe ZNS SSD, WD Ultrastar DC ZN540 class",
         source: "zone capacity 1,077 MiB of 2 GiB zones as published ZNS studies of the ZN540 use it; max 14 open / 14 active from zonedstorage.io; 1,904 zones is zonekit's choice",
     },
     // Small devices for tests and demos. nullb-small matches the zoned null_blk device that the VM
-    // test creates (16 x 4 MiB zones, 1 conventional, max 4 open / 8 active), zbc-small the
-    // scsi_debug one (zbc=managed zone_size_mb=4 zone_nr_conv=1, 64 MiB, max 8 open).
+    // test creates (16 x 4 MiB zones, 1 conventional, max 4 open / 8 active, 255-sector zone
+    // appends), zbc-small the scsi_debug one (zbc=managed zone_size_mb=4 zone_nr_conv=1
+    // dev_size_mb=64 zone_max_open=4).
     Profile {
         name: "nullb-small",
         personality: Personality::NullBlk,
@@ -113,11 +114,11 @@ pub const PROFILES: &[Profile] = &[
         block_size: 512,
         max_open: 4,
         max_active: 8,
-        max_append_kib: 4096,
+        max_append_sectors: 255,
         rotational: false,
         vendor: "nullb (emulated)",
         description: "small null_blk zoned device for tests and demos",
-        source: "null_blk module parameters zoned=1 zone_size=4 zone_nr_conv=1 gb=... zone_max_open=4 zone_max_active=8",
+        source: "null_blk (Linux 6.1) configfs: size=64 zone_size=4 zone_nr_conv=1 zone_max_open=4 zone_max_active=8 memory_backed=1; zone_append_max_bytes 130560 as sysfs shows it",
     },
     Profile {
         name: "zbc-small",
@@ -127,13 +128,13 @@ pub const PROFILES: &[Profile] = &[
         nr_zones: 16,
         nr_conv_zones: 1,
         block_size: 512,
-        max_open: 8,
+        max_open: 4,
         max_active: 0,
-        max_append_kib: 1024,
+        max_append_sectors: 8192,
         rotational: true,
         vendor: "Linux scsi_debug (emulated)",
         description: "small host-managed SCSI disk for tests and demos",
-        source: "scsi_debug module parameters zbc=managed zone_size_mb=4 zone_nr_conv=1 dev_size_mb=64 (default zone_max_open 8)",
+        source: "scsi_debug module parameters zbc=managed zone_size_mb=4 zone_nr_conv=1 dev_size_mb=64 zone_max_open=4 (zone_append_max_bytes 4 MiB)",
     },
     Profile {
         name: "zns-small",
@@ -145,7 +146,7 @@ pub const PROFILES: &[Profile] = &[
         block_size: 4096,
         max_open: 4,
         max_active: 6,
-        max_append_kib: 512,
+        max_append_sectors: 1024,
         rotational: false,
         vendor: "QEMU NVMe ZNS (emulated)",
         description: "small ZNS namespace for tests and demos",
@@ -174,7 +175,7 @@ impl Profile {
             self.block_size,
         )
         .expect("built-in profile geometry is valid");
-        let limits = Limits { max_open: self.max_open, max_active: self.max_active, max_append_sectors: self.max_append_kib * 2 }
+        let limits = Limits { max_open: self.max_open, max_active: self.max_active, max_append_sectors: self.max_append_sectors }
             .normalized(&geometry)
             .expect("built-in profile limits are valid");
         DeviceConfig {

@@ -1,0 +1,200 @@
+//! End-to-end tests of the `zonekit` command: output formats, ranges, errors and exit codes.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn zonekit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zonekit")).args(args).output().expect("run zonekit")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// A failure: the exit code, and exactly one stderr line starting `zonekit: ` that contains `needle`.
+#[track_caller]
+fn assert_fails(o: &Output, code: i32, needle: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(code), "stderr: {err}");
+    assert_eq!(err.lines().count(), 1, "one line expected: {err:?}");
+    assert!(err.starts_with("zonekit: "), "{err:?}");
+    assert!(err.contains(needle), "{err:?} should contain {needle:?}");
+}
+
+#[test]
+fn report_of_the_15tb_disk_lists_every_zone() {
+    let o = zonekit(&["zone", "report", "@smr-hm-15tb"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 55_880);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[523],
+        "  start: 0x010580000, len 0x080000, cap 0x080000, wptr 0x000000 reset:0 non-seq:0, zcond: 0(nw) [type: 1(CONVENTIONAL)]"
+    );
+    // The first sequential zone starts at sector 274,726,912, as on the real drive.
+    assert_eq!(
+        lines[524],
+        "  start: 0x010600000, len 0x080000, cap 0x080000, wptr 0x000000 reset:0 non-seq:0, zcond: 1(em) [type: 2(SEQ_WRITE_REQUIRED)]"
+    );
+    assert!(lines[55_879].starts_with(&format!("  start: 0x{:09x}, len 0x080000", 55_879u64 * 524_288)));
+}
+
+#[test]
+fn report_ranges_follow_blkzone() {
+    let count = |args: &[&str]| {
+        let mut a = vec!["zone", "report", "@smr-hm-15tb"];
+        a.extend_from_slice(args);
+        let o = zonekit(&a);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o).lines().count()
+    };
+    assert_eq!(count(&["-c", "10"]), 10);
+    assert_eq!(count(&["-o", "274726912", "-c", "3"]), 3);
+    // -l counts ceil(length / zone size) zones from the zone holding -o.
+    assert_eq!(count(&["-o", "1000", "-l", "524289"]), 2);
+    assert_eq!(count(&["-l", "256M"]), 1);
+    assert_eq!(count(&["-o", "29297213439"]), 1);
+    assert_eq!(count(&["--cond", "nw"]), 524);
+    assert_eq!(count(&["--cond", "em,fu"]), 55_356);
+    let o = zonekit(&["zone", "report", "@smr-hm-15tb", "--cond", "not_wp", "--count-only"]);
+    assert_eq!(stdout(&o), "524\n");
+    let o = zonekit(&["zone", "report", "@smr-hm-15tb", "--count-only", "-c", "600", "--cond", "empty"]);
+    assert_eq!(stdout(&o), "76\n");
+}
+
+#[test]
+fn zbc_format_has_libzbc_header() {
+    let o = zonekit(&["zone", "report", "@smr-hm-15tb", "--format", "zbc", "-o", "274726912", "-c", "1"]);
+    assert!(o.status.success());
+    let expected = "\
+Device @smr-hm-15tb:
+    Vendor ID: WDC HSH721415AL (emulated)
+    SCSI (zonekit emulation) interface, Host-managed zone model
+    29297213440 512-bytes sectors
+    3662151680 logical blocks of 4096 B
+    3662151680 physical blocks of 4096 B
+    15000.173 GB capacity
+    Read commands are unrestricted
+    1024 KiB max R/W size
+    Maximum number of open sequential write required zones: 128
+    Zone Domains command set is NOT supported
+    Zone Realms command set is NOT supported
+    Zone operation counts are NOT supported
+    55356 zones from 274726912, reporting option 0x00
+1 / 55356 zone:
+Zone 00000: type 0x2 (Sequential-write-required), cond 0x1 (Empty), reset recommended 0, non_seq 0, sector 274726912, 524288 sectors, wp 274726912
+";
+    assert_eq!(stdout(&o), expected);
+}
+
+#[test]
+fn json_format_parses() {
+    let o = zonekit(&["zone", "report", "@zns-small", "--format", "json"]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("valid JSON");
+    assert_eq!(v["device"]["personality"], "zns");
+    assert_eq!(v["device"]["zone_size"], 8192);
+    assert_eq!(v["device"]["zone_capacity"], 6144);
+    assert_eq!(v["device"]["max_open_zones"], 4);
+    assert_eq!(v["device"]["max_append_sectors"], 1024);
+    let zones = v["zones"].as_array().unwrap();
+    assert_eq!(zones.len(), 16);
+    assert_eq!(zones[1]["start"], 8192);
+    assert_eq!(zones[1]["cond"], "empty");
+    assert_eq!(zones[1]["type"], "seq_write_required");
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    assert_fails(&zonekit(&["zone", "report", "@nope"]), 2, "unknown profile 'nope'");
+    assert_fails(&zonekit(&["zone", "report", "/no/such/device"]), 2, "/no/such/device: no such file or directory");
+    assert_fails(&zonekit(&["zone", "report", "@nullb-small", "-o", "abc"]), 2, "invalid size 'abc'");
+    assert_fails(&zonekit(&["zone", "report", "@nullb-small", "-o", "1000b"]), 2, "not a multiple of 512");
+    assert_fails(&zonekit(&["zone", "report", "@nullb-small", "-o", "131072"]), 2, "past the end");
+    assert_fails(&zonekit(&["zone", "report", "@nullb-small", "-l", "8", "-c", "1"]), 2, "cannot be used with");
+    assert_fails(&zonekit(&["zone", "report", "@nullb-small", "--cond", "bogus"]), 2, "unknown zone condition");
+    assert_fails(&zonekit(&["zone", "reset", "@nullb-small", "-o", "100"]), 2, "not aligned to zone size 8192");
+    assert_fails(
+        &zonekit(&["zone", "reset", "@nullb-small", "-o", "8192", "-l", "100"]),
+        2,
+        "not aligned to zone size",
+    );
+    assert_fails(&zonekit(&["zone", "open", "@nullb-small", "-o", "999999999"]), 2, "past the end");
+    assert_fails(&zonekit(&["zone", "frobnicate", "@nullb-small"]), 2, "unrecognized subcommand");
+    assert_fails(&zonekit(&["profiles", "--bogus"]), 2, "unexpected argument");
+    let f = tempfile::NamedTempFile::new().unwrap();
+    f.as_file().set_len(1 << 20).unwrap();
+    let p = f.path().to_str().unwrap();
+    assert_fails(&zonekit(&["zone", "report", p]), 2, "not a zoned block device");
+    assert_fails(&zonekit(&["zone", "report", p, "--zone-size", "4M"]), 2, "smaller than zone size");
+    assert_fails(&zonekit(&["zone", "report", p, "--zone-size", "12q"]), 2, "invalid size '12q'");
+}
+
+#[test]
+fn zone_rule_failures_are_exit_1_with_errno() {
+    assert_fails(&zonekit(&["zone", "reset", "@nullb-small", "-c", "1"]), 1, "conventional zone (EIO)");
+    assert_fails(&zonekit(&["zone", "reset", "@zbc-small", "-c", "1"]), 1, "(EREMOTEIO)");
+    assert_fails(
+        &zonekit(&["zone", "write", "@nullb-small", "-o", "8200", "-l", "8"]),
+        1,
+        "write not at the write pointer (EIO)",
+    );
+    assert_fails(&zonekit(&["zone", "write", "@zbc-small", "-o", "8200", "-l", "8"]), 1, "(EREMOTEIO)");
+    assert_fails(
+        &zonekit(&["zone", "close", "@nullb-small", "-o", "8192", "-c", "1"]),
+        1,
+        "invalid zone state transition (EIO)",
+    );
+    // ZBC closes an empty zone without complaint, as scsi_debug does.
+    assert!(zonekit(&["zone", "close", "@zbc-small", "-o", "8192", "-c", "1"]).status.success());
+}
+
+#[test]
+fn whole_device_reset_skips_conventional_zones() {
+    for args in [&["zone", "reset", "@nullb-small"][..], &["zone", "reset", "@nullb-small", "--all"]] {
+        let o = zonekit(args);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let o = zonekit(&["zone", "finish", "@nullb-small", "-o", "8192", "-v"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "@nullb-small: successful finish of zones in range from 8192, to 131072\n");
+}
+
+#[test]
+fn file_with_emulated_zones() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("disk.img");
+    std::fs::File::create(&p).unwrap().set_len(16 << 20).unwrap();
+    let p = p.to_str().unwrap();
+    let o = zonekit(&["zone", "write", p, "--zone-size", "4M", "-o", "8192", "-l", "64K", "--pattern", "0x3c"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let data = std::fs::read(p).unwrap();
+    assert!(data[4 << 20..(4 << 20) + 65536].iter().all(|&b| b == 0x3c));
+    assert!(data[(4 << 20) + 65536..].iter().all(|&b| b == 0));
+    // Zones start empty at each open, but reads return the file's data, as fio's emulation does.
+    let o = zonekit(&["zone", "read", p, "--zone-size", "4M", "-o", "8192", "-l", "8"]);
+    assert!(o.status.success());
+    assert!(o.stdout.len() == 4096 && o.stdout.iter().all(|&b| b == 0x3c), "read back the pattern");
+    let o = zonekit(&["zone", "report", p, "--zone-size", "4M"]);
+    assert_eq!(stdout(&o).lines().count(), 4);
+    assert!(stdout(&o).lines().all(|l| l.contains("zcond: 1(em)")));
+}
+
+#[test]
+fn profiles_lists_the_drives() {
+    let o = zonekit(&["profiles"]);
+    let out = stdout(&o);
+    for name in ["smr-hm-15tb", "smr-hm-30tb", "zns-zn540", "nullb-small", "zbc-small", "zns-small"] {
+        assert!(out.contains(name), "{name}");
+    }
+    let o = zonekit(&["dev", "info", "@zns-zn540"]);
+    let out = stdout(&o);
+    assert!(out.contains("zone capacity: 2205696 sectors (1.05 GiB)"), "{out}");
+    assert!(out.contains("max open:      14"));
+    assert!(Path::new(env!("CARGO_BIN_EXE_zonekit")).exists());
+}
