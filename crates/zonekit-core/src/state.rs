@@ -279,7 +279,11 @@ impl ZoneTable {
         }
         let (start, cap, len) = (g.zone_start(idx), g.zone_cap(idx), g.zone_len(idx));
         if g.is_conventional(idx) {
-            return if cond == ZoneCond::NotWp { Ok(()) } else { Err(format!("conventional zone {idx} cannot be {cond}")) };
+            return if cond == ZoneCond::NotWp {
+                Ok(())
+            } else {
+                Err(format!("conventional zone {idx} cannot be {cond}"))
+            };
         }
         let cond = match cond {
             ZoneCond::ImplicitOpen | ZoneCond::ExplicitOpen | ZoneCond::Closed | ZoneCond::Empty => {
@@ -362,7 +366,7 @@ impl ZoneTable {
             return Err(ZoneError::new(ZoneErrorKind::OutOfRange, zone, sector));
         };
         let lbs = g.lbs_sectors();
-        if sector % lbs != 0 || nr % lbs != 0 {
+        if !sector.is_multiple_of(lbs) || !nr.is_multiple_of(lbs) {
             return Err(ZoneError::new(ZoneErrorKind::Unaligned, zone, sector));
         }
         Ok(end)
@@ -403,28 +407,50 @@ impl ZoneTable {
                 non_seq: false,
             });
         }
-        if end > zone_end {
-            return Err(err(BoundaryCrossing).into());
-        }
-        match slot.cond {
-            ZoneCond::Offline => return Err(err(Offline).into()),
-            ZoneCond::ReadOnly => return Err(err(ReadOnly).into()),
-            ZoneCond::Full => return Err(err(ZoneFull).into()),
-            _ => {}
-        }
         let cap_end = start + g.zone_cap(idx);
-        let write_at = if append { slot.wp } else { sector };
-        let mut non_seq = slot.non_seq;
-        if write_at != slot.wp {
-            if g.zone_type(idx) == ZoneType::SeqWritePreferred {
-                non_seq = true;
+        let check_cond = || match slot.cond {
+            ZoneCond::Offline => Err(err(Offline)),
+            ZoneCond::ReadOnly => Err(err(ReadOnly)),
+            ZoneCond::Full => Err(err(ZoneFull)),
+            _ => Ok(()),
+        };
+        // The write's own range: across the zone end, or past the capacity (into the gap zone
+        // that scsi_debug places after the capacity).
+        let check_boundary = || {
+            if end > zone_end {
+                Err(err(BoundaryCrossing))
+            } else if end > cap_end {
+                Err(err(PastCapacity))
             } else {
-                return Err(err(NotWritePointer).into());
+                Ok(())
             }
+        };
+        let mut non_seq = slot.non_seq;
+        if append {
+            // The data lands at the write pointer, which is only valid once the condition is.
+            check_cond()?;
+            if slot.wp + nr > cap_end {
+                return Err(err(PastCapacity).into());
+            }
+        } else {
+            // Which rule a bad write breaks first: scsi_debug (check_zbc_access_params) checks the
+            // boundary, then FULL, then the write pointer; QEMU (nvme_check_zone_write) the zone
+            // state, then the write pointer, then the boundary. null_blk fails all of them with
+            // one IOERR, testing the write pointer first, and is classified as QEMU is.
+            if self.personality == Personality::Zbc {
+                check_boundary()?;
+            }
+            check_cond()?;
+            if sector != slot.wp {
+                if g.zone_type(idx) == ZoneType::SeqWritePreferred {
+                    non_seq = true;
+                } else {
+                    return Err(err(NotWritePointer).into());
+                }
+            }
+            check_boundary()?;
         }
-        if write_at + nr > cap_end {
-            return Err(err(PastCapacity).into());
-        }
+        let write_at = if append { slot.wp } else { sector };
         let evict = match slot.cond {
             ZoneCond::Empty | ZoneCond::Closed => self.check_resources(idx, slot.cond, sector)?,
             _ => None,
@@ -461,7 +487,7 @@ impl ZoneTable {
         let Some(end) = end else {
             return Err(ZoneError::new(ZoneErrorKind::OutOfRange, zone, sector));
         };
-        if sector % g.zone_size != 0 || (nr % g.zone_size != 0 && end != g.capacity) {
+        if !sector.is_multiple_of(g.zone_size) || (!nr.is_multiple_of(g.zone_size) && end != g.capacity) {
             return Err(ZoneError::new(ZoneErrorKind::MgmtUnaligned, zone, sector));
         }
         if op == ZoneOp::Reset && sector == 0 && end == g.capacity {
@@ -858,7 +884,10 @@ mod tests {
         t.write(192, 8, ok).unwrap();
         // close zones 1..4: zone 1 closes, zone 2 (empty) fails, zone 3 is untouched.
         let r = t.manage(ZoneOp::Close, 64, 192, ok);
-        assert!(matches!(r, Err(Failed::Zone(ZoneError { kind: ZoneErrorKind::InvalidTransition, zone: Some(2), .. }))));
+        assert!(matches!(
+            r,
+            Err(Failed::Zone(ZoneError { kind: ZoneErrorKind::InvalidTransition, zone: Some(2), .. }))
+        ));
         assert_eq!(t.zone(1).cond, ZoneCond::Closed);
         assert_eq!(t.zone(3).cond, ZoneCond::ImplicitOpen);
     }
