@@ -47,10 +47,10 @@ impl Geometry {
         if zone_size == 0 {
             return Err(GeometryError::ZoneSizeZero);
         }
-        if zone_size % lbs_sectors != 0 {
+        if !zone_size.is_multiple_of(lbs_sectors) {
             return Err(GeometryError::ZoneSizeUnaligned { zone_size, logical_block_size });
         }
-        if zone_capacity == 0 || zone_capacity % lbs_sectors != 0 {
+        if zone_capacity == 0 || !zone_capacity.is_multiple_of(lbs_sectors) {
             return Err(GeometryError::ZoneCapacityUnaligned { zone_capacity, logical_block_size });
         }
         if zone_capacity > zone_size {
@@ -62,7 +62,7 @@ impl Geometry {
         let capacity = capacity - capacity % lbs_sectors;
         let nr_zones = capacity.div_ceil(zone_size);
         let nr_zones = u32::try_from(nr_zones).map_err(|_| GeometryError::TooManyZones(nr_zones))?;
-        if capacity % zone_size != 0 && zone_capacity < zone_size {
+        if !capacity.is_multiple_of(zone_size) && zone_capacity < zone_size {
             return Err(GeometryError::SmallerLastZoneWithCapacity);
         }
         if nr_conv_zones >= nr_zones {
@@ -91,9 +91,8 @@ impl Geometry {
         if nr_zones == 0 {
             return Err(GeometryError::NoZones);
         }
-        let capacity = zone_size
-            .checked_mul(u64::from(nr_zones))
-            .ok_or(GeometryError::TooManyZones(u64::from(nr_zones)))?;
+        let capacity =
+            zone_size.checked_mul(u64::from(nr_zones)).ok_or(GeometryError::TooManyZones(u64::from(nr_zones)))?;
         Geometry::new(capacity, zone_size, zone_capacity, nr_conv_zones, logical_block_size)
     }
 

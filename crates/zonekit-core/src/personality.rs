@@ -74,11 +74,9 @@ impl Personality {
             AppendNotZoneStart | AppendTooLarge => Errno::EIO,
             _ => match self {
                 Personality::NullBlk | Personality::Zns => Errno::EIO,
-                Personality::Zbc => match kind {
-                    // Offline zones: sense key DATA PROTECT / MEDIUM ERROR class, not ILLEGAL REQUEST.
-                    Offline => Errno::EIO,
-                    _ => Errno::EREMOTEIO,
-                },
+                // ILLEGAL REQUEST (0x21, 0x24) and DATA PROTECT (ZONE IS OFFLINE, 0x2C/0x0E) sense
+                // data are both marked target failures by scsi_check_sense: BLK_STS_TARGET.
+                Personality::Zbc => Errno::EREMOTEIO,
             },
         }
     }

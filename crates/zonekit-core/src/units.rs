@@ -10,7 +10,7 @@ pub const SECTOR_SHIFT: u32 = 9;
 
 /// Bytes to whole sectors; `None` if `bytes` is not a multiple of 512.
 pub fn bytes_to_sectors(bytes: u64) -> Option<u64> {
-    (bytes % SECTOR_SIZE == 0).then_some(bytes >> SECTOR_SHIFT)
+    bytes.is_multiple_of(SECTOR_SIZE).then_some(bytes >> SECTOR_SHIFT)
 }
 
 /// Sectors to bytes; saturates rather than wrapping on absurd values.

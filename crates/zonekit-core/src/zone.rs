@@ -176,7 +176,9 @@ impl fmt::Display for ZoneCond {
 
 /// Error of parsing a condition name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown zone condition '{0}' (expected one of nw/not_wp, em/empty, oi/imp_open, oe/exp_open, cl/closed, ro/read_only, fu/full, of/offline)")]
+#[error(
+    "unknown zone condition '{0}' (expected one of nw/not_wp, em/empty, oi/imp_open, oe/exp_open, cl/closed, ro/read_only, fu/full, of/offline)"
+)]
 pub struct UnknownCond(pub String);
 
 impl FromStr for ZoneCond {

@@ -68,8 +68,15 @@ impl GeometrySpec {
         };
         let geometry =
             Geometry::with_zones(zone_size, self.nr_zones, zone_capacity, self.nr_conv_zones, self.block_size)?;
-        let limits = Limits { max_open: self.max_open, max_active: self.max_active, max_append_sectors: zone_size }
-            .normalized(&geometry)?;
+        // QEMU's nvme_ns_check_constraints: a ZNS namespace with only an active limit gets the same
+        // open limit.
+        let max_open = if self.personality == Personality::Zns && self.max_open == 0 {
+            self.max_active
+        } else {
+            self.max_open
+        };
+        let limits =
+            Limits { max_open, max_active: self.max_active, max_append_sectors: zone_size }.normalized(&geometry)?;
         Ok(DeviceConfig {
             personality: self.personality,
             description: format!("emulated {} device", self.personality.description()),
@@ -205,6 +212,8 @@ mod tests {
             Err(GeometryError::CapacityLargerThanSize { .. })
         ));
         assert!(GeometrySpec { max_open: 9, ..spec() }.into_config().is_err());
+        let zns = GeometrySpec { max_open: 0, max_active: 3, personality: Personality::Zns, ..spec() };
+        assert_eq!(zns.into_config().unwrap().limits.max_open, 3, "QEMU: open limit = active limit");
         let mut m = spec().into_config().unwrap().to_meta();
         m.max_open = 100;
         assert!(DeviceConfig::from_meta(&m).is_err());
