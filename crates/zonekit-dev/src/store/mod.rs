@@ -4,8 +4,11 @@
 //! store only keeps bytes (and, for the persistent store, the rare zone conditions that its files
 //! cannot express).
 
+mod dir;
 mod memory;
 
+pub use dir::{DirStore, FsZoneDir, MAX_OPEN_FILES, RareCond, STATE_FILE, ZoneDir, format_zone_states, zone_file_name};
+pub(crate) use dir::{looks_like_zone_file, parse_zone_file_name, parse_zone_states};
 pub use memory::MemoryStore;
 
 use std::io;

@@ -1,0 +1,459 @@
+//! Persistent emulated devices: what survives a reopen, and how damaged directories are refused.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use zonekit_core::{
+    BlockIo, DeviceError, DeviceKind, Personality, Zone, ZoneCond, ZoneManagement, ZoneOp, ZoneReport, ZoneType,
+    ZonedDevice,
+};
+use zonekit_dev::persistent::{META_FILE, create_dir, open_dir};
+use zonekit_dev::store::{MAX_OPEN_FILES, STATE_FILE};
+use zonekit_dev::{DeviceConfig, EmulatedDevice, GeometrySpec, OpenError, OpenOptions};
+
+const KIB: u64 = 1024;
+/// 64 KiB zones, 48 KiB capacity.
+const ZONE: u64 = 64 * KIB;
+const CAP: u64 = 48 * KIB;
+
+fn config(personality: Personality, block_size: u32) -> DeviceConfig {
+    GeometrySpec {
+        zone_size: ZONE,
+        nr_zones: 12,
+        nr_conv_zones: 2,
+        zone_capacity: Some(CAP),
+        max_open: 4,
+        max_active: 6,
+        block_size,
+        personality,
+    }
+    .into_config()
+    .unwrap()
+}
+
+/// `len` bytes that differ with `seed`.
+fn data(seed: u64, len: u64) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect()
+}
+
+fn sector(zone: u32) -> u64 {
+    u64::from(zone) * ZONE / 512
+}
+
+fn report(d: &dyn ZonedDevice) -> Vec<Zone> {
+    let mut out = Vec::new();
+    d.report_zones(0, usize::MAX, &mut out).unwrap();
+    out
+}
+
+/// Every readable zone's full content (offline zones: `None`).
+fn contents(d: &dyn ZonedDevice) -> Vec<Option<Vec<u8>>> {
+    report(d)
+        .iter()
+        .map(|z| {
+            let mut buf = vec![0u8; (z.len * 512) as usize];
+            d.read_at(z.start, &mut buf).ok().map(|()| buf)
+        })
+        .collect()
+}
+
+fn file_len(dir: &Path, name: &str) -> Option<u64> {
+    std::fs::metadata(dir.join(name)).ok().map(|m| m.len())
+}
+
+/// Every file of a directory and its content.
+fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (e.file_name().into_string().unwrap(), std::fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+fn open_spec(dir: &Path) -> Result<Box<dyn ZonedDevice>, OpenError> {
+    zonekit_dev::open(dir.to_str().unwrap(), &OpenOptions { writable: true, ..OpenOptions::default() })
+}
+
+/// How a zone reports after a reopen: open zones come back closed (empty if nothing was written).
+fn after_reopen(z: &Zone) -> Zone {
+    let cond = match z.cond {
+        c if c.is_active() && z.wp == z.start => ZoneCond::Empty,
+        c if c.is_active() => ZoneCond::Closed,
+        c => c,
+    };
+    Zone { cond, ..*z }
+}
+
+/// Put zones in every condition; returns the device.
+fn populate(dir: &Path, personality: Personality) -> EmulatedDevice {
+    let d = create_dir(dir, &config(personality, 512)).unwrap();
+    // Conventional: a write inside zone 0 and one spanning zones 0 and 1.
+    d.write_at(8, &data(1, 8 * KIB)).unwrap();
+    d.write_at(sector(1) - 2, &data(2, 4 * KIB)).unwrap();
+    // 2: implicitly open; 3: closed; 4: finished; 5: full at its capacity.
+    d.write_at(sector(2), &data(3, 16 * KIB)).unwrap();
+    d.write_at(sector(3), &data(4, 8 * KIB)).unwrap();
+    d.zone_mgmt(ZoneOp::Close, sector(3), ZONE / 512).unwrap();
+    d.write_at(sector(4), &data(5, 8 * KIB)).unwrap();
+    d.zone_mgmt(ZoneOp::Finish, sector(4), ZONE / 512).unwrap();
+    d.write_at(sector(5), &data(6, CAP)).unwrap();
+    // 6: read-only, 7: offline, both with data.
+    d.write_at(sector(6), &data(7, 4 * KIB)).unwrap();
+    d.set_zone_cond(6, ZoneCond::ReadOnly).unwrap();
+    d.write_at(sector(7), &data(8, 4 * KIB)).unwrap();
+    d.set_zone_cond(7, ZoneCond::Offline).unwrap();
+    // 8: explicitly open, empty; 9: explicitly open with data; 10: finished while empty.
+    d.zone_mgmt(ZoneOp::Open, sector(8), ZONE / 512).unwrap();
+    d.zone_mgmt(ZoneOp::Open, sector(9), ZONE / 512).unwrap();
+    d.write_at(sector(9), &data(9, 4 * KIB)).unwrap();
+    d.zone_mgmt(ZoneOp::Finish, sector(10), ZONE / 512).unwrap();
+    d.flush().unwrap();
+    d
+}
+
+#[test]
+fn reopen_keeps_conditions_write_pointers_and_data() {
+    for personality in [Personality::NullBlk, Personality::Zbc, Personality::Zns] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("dev");
+        let d = populate(&dir, personality);
+        assert_eq!(d.info().kind, DeviceKind::Emulated { store: "dir".into(), profile: None });
+        let before = report(&d);
+        assert_eq!(
+            before.iter().map(|z| z.cond).collect::<Vec<_>>()[2..],
+            [
+                ZoneCond::ImplicitOpen,
+                ZoneCond::Closed,
+                ZoneCond::Full,
+                ZoneCond::Full,
+                ZoneCond::ReadOnly,
+                ZoneCond::Offline,
+                ZoneCond::ExplicitOpen,
+                ZoneCond::ExplicitOpen,
+                ZoneCond::Full,
+                ZoneCond::Empty,
+            ],
+            "{personality}"
+        );
+        let data_before = contents(&d);
+        drop(d);
+
+        // The layout is zloop's: one file per written zone, sized at the write pointer.
+        assert_eq!(file_len(&dir, "cnv-000000"), Some(ZONE), "{personality}: sparse, up to the last byte written");
+        assert_eq!(file_len(&dir, "cnv-000001"), Some(3 * KIB));
+        assert_eq!(file_len(&dir, "seq-000002"), Some(16 * KIB));
+        assert_eq!(file_len(&dir, "seq-000004"), Some(8 * KIB), "a finished zone keeps its data only");
+        assert_eq!(file_len(&dir, "seq-000005"), Some(CAP));
+        assert_eq!(file_len(&dir, "seq-000008"), None, "zone files are created on first write");
+        assert_eq!(file_len(&dir, "seq-000010"), None);
+        assert_eq!(std::fs::read_to_string(dir.join(STATE_FILE)).unwrap(), "full 4\nread_only 6\noffline 7\nfull 10\n");
+
+        let d = open_spec(&dir).unwrap();
+        assert_eq!(d.info().kind, DeviceKind::Emulated { store: "dir".into(), profile: None });
+        assert_eq!(d.info().spec, dir.to_str().unwrap());
+        let after = report(d.as_ref());
+        assert_eq!(after, before.iter().map(after_reopen).collect::<Vec<_>>(), "{personality}");
+        assert_eq!(after[2].cond, ZoneCond::Closed);
+        assert_eq!(after[8].cond, ZoneCond::Empty);
+        assert_eq!(after[9].cond, ZoneCond::Closed);
+        assert_eq!(contents(d.as_ref()), data_before, "{personality}");
+        assert!(data_before[7].is_none(), "offline zones cannot be read");
+
+        // Beyond the write pointer, the personality's fill; below it, the data.
+        let mut buf = vec![0u8; 17 * KIB as usize];
+        d.read_at(sector(2), &mut buf).unwrap();
+        assert_eq!(buf[..16 * KIB as usize], data(3, 16 * KIB)[..]);
+        assert!(buf[16 * KIB as usize..].iter().all(|&b| b == personality.read_fill()), "{personality}");
+        // A finished zone reads its data, then zeros up to the zone end.
+        d.read_at(sector(4), &mut buf).unwrap();
+        assert_eq!(buf[..8 * KIB as usize], data(5, 8 * KIB)[..]);
+        assert!(buf[8 * KIB as usize..].iter().all(|&b| b == 0));
+
+        // The device goes on where it stopped.
+        d.write_at(sector(3) + 16, &data(10, 4 * KIB)).unwrap();
+        let e = d.write_at(sector(4), &data(11, 512)).unwrap_err();
+        assert!(matches!(e, DeviceError::Zone { .. }), "a finished zone stays full: {e}");
+        assert!(d.write_at(sector(6), &data(11, 512)).is_err(), "a read-only zone stays read-only");
+        d.zone_mgmt(ZoneOp::Reset, sector(2), 3 * ZONE / 512).unwrap();
+        d.zone_mgmt(ZoneOp::Reset, sector(10), ZONE / 512).unwrap();
+        // A reset zone is written afresh (not through a stale handle of its removed file).
+        d.write_at(sector(2), &data(12, 4 * KIB)).unwrap();
+        drop(d);
+        let d = open_dir(&dir, "again").unwrap();
+        d.set_zone_cond(6, ZoneCond::ReadOnly).unwrap(); // back to empty, discarding the data
+        drop(d);
+        assert_eq!(file_len(&dir, "seq-000002"), Some(4 * KIB));
+        for name in ["seq-000003", "seq-000004", "seq-000006"] {
+            assert_eq!(file_len(&dir, name), None, "{personality}: a reset removes {name}");
+        }
+        assert_eq!(std::fs::read_to_string(dir.join(STATE_FILE)).unwrap(), "offline 7\n");
+
+        let d = open_dir(&dir, "again").unwrap();
+        let z = report(&d);
+        assert_eq!((z[2].cond, z[2].wp - z[2].start), (ZoneCond::Closed, 8));
+        let mut fresh = vec![0u8; 4 * KIB as usize];
+        d.read_at(sector(2), &mut fresh).unwrap();
+        assert_eq!(fresh, data(12, 4 * KIB));
+        for i in [3, 4, 6, 10] {
+            assert_eq!((z[i].cond, z[i].wp), (ZoneCond::Empty, z[i].start), "{personality}: zone {i}");
+        }
+        assert_eq!(z[5].cond, ZoneCond::Full);
+        assert_eq!(z[7].cond, ZoneCond::Offline);
+        let mut conv = vec![0u8; 8 * KIB as usize];
+        d.read_at(8, &mut conv).unwrap();
+        assert_eq!(conv, data(1, 8 * KIB), "conventional data survive resets of other zones");
+    }
+}
+
+#[test]
+fn create_refuses_an_existing_device_or_a_non_empty_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("dev");
+    drop(populate(&dir, Personality::NullBlk));
+    let before = snapshot(&dir);
+    let e = create_dir(&dir, &config(Personality::Zbc, 512)).unwrap_err();
+    assert!(e.to_string().contains(&dir.join(META_FILE).display().to_string()), "{e}");
+    assert_eq!(e.errno().0, libc::EEXIST);
+    assert_eq!(snapshot(&dir), before);
+
+    let other = tmp.path().join("other");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(other.join("notes.txt"), "mine").unwrap();
+    let e = create_dir(&other, &config(Personality::Zbc, 512)).unwrap_err();
+    assert_eq!(e.errno().0, libc::ENOTEMPTY, "{e}");
+    assert_eq!(snapshot(&other).len(), 1);
+
+    let e = create_dir(&other.join("notes.txt"), &config(Personality::Zbc, 512)).unwrap_err();
+    assert_eq!(e.errno().0, libc::ENOTDIR, "{e}");
+
+    // An existing empty directory is fine.
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    create_dir(&empty, &config(Personality::Zbc, 512)).unwrap();
+    assert!(empty.join(META_FILE).is_file());
+
+    // What the metadata format cannot hold is refused rather than lost at the next open.
+    let mut host_aware = config(Personality::Zbc, 512);
+    host_aware.geometry.seq_zone_type = ZoneType::SeqWritePreferred;
+    let e = create_dir(&tmp.path().join("ha"), &host_aware).unwrap_err();
+    assert!(matches!(e, DeviceError::Unsupported(_)), "{e}");
+}
+
+#[test]
+fn a_directory_that_is_not_a_device_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    for extra in [None, Some("README")] {
+        if let Some(name) = extra {
+            std::fs::write(tmp.path().join(name), "hello").unwrap();
+        }
+        let e = open_dir(tmp.path(), "x").unwrap_err();
+        assert!(matches!(e, DeviceError::Unsupported(_)), "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!("{}: not a zonekit device directory (no zonekit.meta)", tmp.path().display())
+        );
+        let Err(e) = open_spec(tmp.path()) else { panic!("opened") };
+        assert!(e.is_usage(), "{e}");
+    }
+}
+
+#[test]
+fn a_profile_device_keeps_its_profile_and_limits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("zns");
+    let c = zonekit_dev::profile("zns-small").unwrap().config();
+    let d = create_dir(&dir, &c).unwrap();
+    let zs = d.info().geometry.zone_size;
+    d.write_at(3 * zs, &data(1, 4096)).unwrap();
+    let info = d.info().clone();
+    drop(d);
+    let d = open_dir(&dir, &info.spec).unwrap();
+    assert_eq!(*d.info(), info);
+    assert_eq!(d.info().kind, DeviceKind::Emulated { store: "dir".into(), profile: Some("zns-small".into()) });
+    assert_eq!(d.counters().closed, 1);
+}
+
+#[test]
+fn more_zones_than_open_file_handles() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("many");
+    let nr = MAX_OPEN_FILES as u32 + 60;
+    let c = GeometrySpec {
+        zone_size: 8 * KIB,
+        nr_zones: nr,
+        nr_conv_zones: 1,
+        zone_capacity: None,
+        max_open: 0,
+        max_active: 0,
+        block_size: 512,
+        personality: Personality::NullBlk,
+    }
+    .into_config()
+    .unwrap();
+    let d = create_dir(&dir, &c).unwrap();
+    for round in 0..3u64 {
+        for z in 1..nr {
+            let s = u64::from(z) * 16 + round;
+            d.write_at(s, &data(u64::from(z) * 10 + round, 512)).unwrap();
+        }
+    }
+    d.flush().unwrap();
+    drop(d);
+    let d = open_dir(&dir, "many").unwrap();
+    for (z, zone) in report(&d).iter().enumerate().skip(1) {
+        assert_eq!((zone.cond, zone.wp - zone.start), (ZoneCond::Closed, 3), "zone {z}");
+        let mut buf = vec![0u8; 1536];
+        d.read_at(zone.start, &mut buf).unwrap();
+        for round in 0..3 {
+            assert_eq!(buf[round * 512..][..512], data(z as u64 * 10 + round as u64, 512)[..], "zone {z}");
+        }
+    }
+}
+
+#[test]
+fn a_torn_tail_is_trimmed_to_the_last_whole_block() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("dev");
+    let d = create_dir(&dir, &config(Personality::NullBlk, 4096)).unwrap();
+    d.write_at(sector(2), &data(1, 8 * KIB)).unwrap();
+    d.write_at(sector(3), &data(2, 4 * KIB)).unwrap();
+    d.write_at(0, &data(3, 4 * KIB)).unwrap();
+    drop(d);
+    let append = |name: &str, n: u64| {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new().append(true).create(true).open(dir.join(name)).unwrap();
+        f.write_all(&data(9, n)).unwrap();
+    };
+    append("seq-000002", 1000);
+    append("seq-000003", 4095);
+    append("seq-000004", 100);
+    append("cnv-000000", 512);
+
+    let d = open_dir(&dir, "torn").unwrap();
+    let z = report(&d);
+    assert_eq!((z[2].cond, z[2].wp - z[2].start), (ZoneCond::Closed, 16));
+    assert_eq!((z[3].cond, z[3].wp - z[3].start), (ZoneCond::Closed, 8));
+    assert_eq!((z[4].cond, z[4].wp), (ZoneCond::Empty, z[4].start));
+    assert_eq!(file_len(&dir, "seq-000002"), Some(8 * KIB));
+    assert_eq!(file_len(&dir, "seq-000003"), Some(4 * KIB));
+    assert_eq!(file_len(&dir, "seq-000004"), Some(0));
+    assert_eq!(file_len(&dir, "cnv-000000"), Some(4 * KIB));
+    let mut buf = vec![0u8; 8 * KIB as usize];
+    d.read_at(sector(2), &mut buf).unwrap();
+    assert_eq!(buf, data(1, 8 * KIB));
+    d.read_at(0, &mut buf).unwrap();
+    assert_eq!(buf[..4096], data(3, 4 * KIB)[..]);
+    assert!(buf[4096..].iter().all(|&b| b == 0), "the torn block of a conventional zone is gone too");
+    // Writing goes on at the trimmed write pointer.
+    d.write_at(sector(2) + 16, &data(4, 4 * KIB)).unwrap();
+}
+
+/// A device with a torn tail (which a successful open would trim) for the corruption cases.
+fn damaged_base(dir: &Path) {
+    let d = populate(dir, Personality::NullBlk);
+    drop(d);
+    let mut f = std::fs::OpenOptions::new().append(true).open(dir.join("seq-000003")).unwrap();
+    std::io::Write::write_all(&mut f, &[7u8; 100]).unwrap();
+}
+
+fn set_len(path: PathBuf, len: u64) {
+    std::fs::OpenOptions::new().write(true).create(true).truncate(false).open(path).unwrap().set_len(len).unwrap();
+}
+
+#[test]
+fn corrupt_metadata_is_refused_naming_the_file_and_changing_nothing() {
+    type Damage = Box<dyn Fn(&Path)>;
+    let write = |name: &'static str, text: String| -> Damage {
+        Box::new(move |d: &Path| std::fs::write(d.join(name), &text).unwrap())
+    };
+    let meta_with = |f: fn(&mut serde_json::Value)| -> Damage {
+        Box::new(move |d: &Path| {
+            let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join(META_FILE)).unwrap()).unwrap();
+            f(&mut v);
+            std::fs::write(d.join(META_FILE), serde_json::to_vec(&v).unwrap()).unwrap();
+        })
+    };
+    let cases: Vec<(&str, &str, Damage)> = vec![
+        (
+            META_FILE,
+            "missing, but the directory holds zone files",
+            Box::new(|d: &Path| std::fs::remove_file(d.join(META_FILE)).unwrap()),
+        ),
+        (META_FILE, "not device metadata", write(META_FILE, "{ \"format\": 1, ".into())),
+        (META_FILE, "not device metadata", write(META_FILE, String::new())),
+        (META_FILE, "unknown field", meta_with(|v| v["colour"] = "blue".into())),
+        (META_FILE, "not device metadata", meta_with(|v| v["zone_size"] = "big".into())),
+        (META_FILE, "unsupported metadata format 2", meta_with(|v| v["format"] = 2.into())),
+        (META_FILE, "zone capacity", meta_with(|v| v["zone_capacity"] = 256.into())),
+        (
+            META_FILE,
+            "not a power of two",
+            meta_with(|v| {
+                v["zone_size"] = 96.into();
+                v["zone_capacity"] = 96.into();
+                v["capacity"] = (96 * 12).into();
+                v["max_append_sectors"] = 96.into();
+            }),
+        ),
+        (META_FILE, "max open zones (7)", meta_with(|v| v["max_open"] = 7.into())),
+        (META_FILE, "zone limits are inconsistent", meta_with(|v| v["max_active"] = 20.into())),
+        (META_FILE, "floppy", meta_with(|v| v["personality"] = "floppy".into())),
+        (
+            "seq-000003",
+            "larger than the zone capacity (49152 bytes)",
+            Box::new(|d: &Path| set_len(d.join("seq-000003"), CAP + 512)),
+        ),
+        (
+            "cnv-000001",
+            "larger than the zone size (65536 bytes)",
+            Box::new(|d: &Path| set_len(d.join("cnv-000001"), ZONE + 512)),
+        ),
+        ("seq-12", "not a zone number", write("seq-12", String::new())),
+        ("seq-0000003", "not a zone number", write("seq-0000003", String::new())),
+        ("seq-00000x", "not a zone number", write("seq-00000x", String::new())),
+        ("cnv-", "not a zone number", write("cnv-", String::new())),
+        ("seq-000012", "zone 12 is past the last zone (12 zones)", write("seq-000012", String::new())),
+        ("cnv-000003", "zone 3 is sequential, not conventional", write("cnv-000003", String::new())),
+        ("seq-000001", "zone 1 is conventional, not sequential", write("seq-000001", String::new())),
+        (STATE_FILE, "line 1: 'garbage' is not", write(STATE_FILE, "garbage\n".into())),
+        (STATE_FILE, "line 2: unknown condition 'closed'", write(STATE_FILE, "full 4\nclosed 3\n".into())),
+        (STATE_FILE, "line 1: zone 0 is conventional", write(STATE_FILE, "offline 0\n".into())),
+        (STATE_FILE, "line 1: zone 40 is past the last zone", write(STATE_FILE, "read_only 40\n".into())),
+        (STATE_FILE, "line 2: zone 4 is listed twice", write(STATE_FILE, "full 4\nread_only 4\n".into())),
+        (STATE_FILE, "not UTF-8", Box::new(|d: &Path| std::fs::write(d.join(STATE_FILE), [0xffu8, 0xfe]).unwrap())),
+    ];
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().join("base");
+    damaged_base(&base);
+    for (i, (file, why, damage)) in cases.iter().enumerate() {
+        let dir = tmp.path().join(format!("case{i}"));
+        std::fs::create_dir(&dir).unwrap();
+        for (name, content) in snapshot(&base) {
+            std::fs::write(dir.join(name), content).unwrap();
+        }
+        damage(&dir);
+        let before = snapshot(&dir);
+        let e = open_dir(&dir, "x").unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, DeviceError::Corrupt(_)), "case {i} ({file}): {e:?}");
+        assert!(msg.starts_with(&format!("{}: ", dir.join(file).display())), "case {i}: names the file: {msg}");
+        assert!(msg.contains(why), "case {i}: expected '{why}' in: {msg}");
+        assert!(!msg.contains('\n'), "case {i}: one line: {msg}");
+        assert_eq!(snapshot(&dir), before, "case {i}: {msg}: nothing changes on disk");
+        // Through a spec, it is a device failure (exit 1), not a usage error.
+        let Err(e) = open_spec(&dir) else { panic!("case {i}: opened") };
+        assert!(!e.is_usage(), "case {i}: {e}");
+    }
+    // The undamaged base opens, trimming its torn tail.
+    open_dir(&base, "base").unwrap();
+    assert_eq!(file_len(&base, "seq-000003"), Some(8 * KIB));
+}
