@@ -1,0 +1,78 @@
+#!/bin/sh
+# Runs INSIDE the VM of scripts/vm/run.sh (busybox sh, root): sets up zoned devices and runs
+# zonekit-dev's real-kernel tests (crates/zonekit-dev/tests/linux_vm.rs) against them.
+#
+#   cargo test -p zonekit-dev --test linux_vm --no-run          # prints the binary's path
+#   scripts/vm/run.sh --bin target/debug/deps/linux_vm-HASH scripts/vm/linux-tests.sh
+#
+# Devices (all 64 MiB: 16 zones of 4 MiB, zone 0 conventional, at most 4 open zones):
+#   /dev/zk0    null_blk (configfs), memory_backed, max_active 8      ZONEKIT_TEST_NULLB
+#   /dev/zkcap  the same with a 3 MiB zone capacity                   ZONEKIT_TEST_NULLB_ZCAP
+#   /dev/zk4k   null_blk, 4 KiB logical blocks, max_open 6, no active limit   ZONEKIT_TEST_NULLB_4K
+#   /dev/sdX    scsi_debug zbc=managed                                ZONEKIT_TEST_ZBC
+#
+# With `zonekit.record=1` on the kernel command line (ZONEKIT_VM_APPEND=zonekit.record=1), the
+# `record` test also saves raw zone reports and sysfs files, printed as a base64 tar.gz between
+# ZONEKIT-RECORD-BEGIN / ZONEKIT-RECORD-END lines (see crates/zonekit-dev/testdata/linux/README.md).
+# Exit status: the test binary's.
+
+set -u
+bin=$(ls /bin/linux_vm-* 2>/dev/null | head -1)
+[ -n "$bin" ] || { echo "linux-tests: no /bin/linux_vm-* (pass the test binary with --bin)"; exit 2; }
+
+modprobe null_blk nr_devices=0 || { echo "linux-tests: modprobe null_blk failed"; exit 2; }
+mk_nullb() {   # mk_nullb NAME BLOCKSIZE ZONE_CAPACITY_MB MAX_OPEN MAX_ACTIVE
+    nb=/sys/kernel/config/nullb/$1
+    mkdir "$nb" || return 1
+    for kv in size=64 blocksize=$2 memory_backed=1 zoned=1 zone_size=4 zone_capacity=$3 zone_nr_conv=1 \
+              zone_max_open=$4 zone_max_active=$5 power=1; do
+        echo "${kv#*=}" > "$nb/${kv%%=*}" || { echo "linux-tests: $1: setting $kv failed"; return 1; }
+    done
+    [ -b "/dev/$1" ] || { echo "linux-tests: /dev/$1 did not appear"; return 1; }
+}
+mk_nullb zk0 512 4 4 8 || exit 2
+mk_nullb zkcap 512 3 4 8 || exit 2
+mk_nullb zk4k 4096 4 6 0 || exit 2
+
+modprobe scsi_debug zbc=managed dev_size_mb=64 zone_size_mb=4 zone_nr_conv=1 zone_max_open=4 ||
+    { echo "linux-tests: modprobe scsi_debug failed"; exit 2; }
+sd=""
+i=0
+while [ $i -lt 100 ] && [ -z "$sd" ]; do
+    for d in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do
+        [ -e "$d" ] && sd=$(basename "$d")
+    done
+    [ -n "$sd" ] || { sleep 0.1; i=$((i + 1)); }
+done
+[ -n "$sd" ] && [ -b "/dev/$sd" ] || { echo "linux-tests: no scsi_debug disk"; exit 2; }
+
+export ZONEKIT_TEST_NULLB=/dev/zk0 ZONEKIT_TEST_NULLB_ZCAP=/dev/zkcap ZONEKIT_TEST_NULLB_4K=/dev/zk4k
+export ZONEKIT_TEST_ZBC=/dev/$sd
+export ZONEKIT_TEST_REQUIRE=1 RUST_BACKTRACE=1
+record=0
+grep -q 'zonekit.record=1' /proc/cmdline && record=1
+if [ $record = 1 ]; then
+    export ZONEKIT_RECORD_DIR=/tmp/zonekit-record
+    mkdir -p "$ZONEKIT_RECORD_DIR"
+    {
+        echo "kernel: $(uname -r) ($(cat /proc/version))"
+        echo "null_blk: configfs, size=64 memory_backed=1 zoned=1 zone_size=4 zone_nr_conv=1, and"
+        echo "  zk0:   blocksize=512  zone_capacity=4 zone_max_open=4 zone_max_active=8"
+        echo "  zkcap: blocksize=512  zone_capacity=3 zone_max_open=4 zone_max_active=8"
+        echo "  zk4k:  blocksize=4096 zone_capacity=4 zone_max_open=6 zone_max_active=0"
+        echo "scsi_debug: zbc=managed dev_size_mb=64 zone_size_mb=4 zone_nr_conv=1 zone_max_open=4 (/dev/$sd)"
+    } > "$ZONEKIT_RECORD_DIR/PROVENANCE"
+fi
+
+echo "linux-tests: $bin on zk0, zkcap, zk4k, $sd (kernel $(uname -r))"
+start=$(cut -d' ' -f1 /proc/uptime)
+"$bin" --ignored --test-threads=1 --nocapture
+rc=$?
+echo "linux-tests: test binary exit status $rc, $(awk -v a="$start" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }') s"
+
+if [ $record = 1 ]; then
+    echo "ZONEKIT-RECORD-BEGIN"
+    tar -C "$ZONEKIT_RECORD_DIR" -czf - . | base64
+    echo "ZONEKIT-RECORD-END"
+fi
+exit $rc
