@@ -246,7 +246,7 @@ impl Model {
             Some(e) if nr > 0 && e <= self.capacity => e,
             _ => return Err((K::OutOfRange, z, sector)),
         };
-        if sector % self.lbs != 0 || nr % self.lbs != 0 {
+        if !sector.is_multiple_of(self.lbs) || !nr.is_multiple_of(self.lbs) {
             return Err((K::Unaligned, z, sector));
         }
         Ok(end)
@@ -380,7 +380,7 @@ impl Model {
             Some(e) if nr > 0 && e <= self.capacity => e,
             _ => return (vec![], Err((K::OutOfRange, z, sector))),
         };
-        if sector % self.zone_size != 0 || (nr % self.zone_size != 0 && end != self.capacity) {
+        if !sector.is_multiple_of(self.zone_size) || (!nr.is_multiple_of(self.zone_size) && end != self.capacity) {
             return (vec![], Err((K::MgmtUnaligned, z, sector)));
         }
         let mut done = Vec::new();

@@ -49,7 +49,7 @@ impl GeometrySpec {
     /// Check and turn into a device configuration.
     pub fn into_config(self) -> Result<DeviceConfig, GeometryError> {
         let to_sectors = |b: u64| b / 512;
-        if self.zone_size % 512 != 0 {
+        if !self.zone_size.is_multiple_of(512) {
             return Err(GeometryError::ZoneSizeUnaligned { zone_size: self.zone_size / 512, logical_block_size: 512 });
         }
         let zone_size = to_sectors(self.zone_size);
@@ -70,11 +70,8 @@ impl GeometrySpec {
             Geometry::with_zones(zone_size, self.nr_zones, zone_capacity, self.nr_conv_zones, self.block_size)?;
         // QEMU's nvme_ns_check_constraints: a ZNS namespace with only an active limit gets the same
         // open limit.
-        let max_open = if self.personality == Personality::Zns && self.max_open == 0 {
-            self.max_active
-        } else {
-            self.max_open
-        };
+        let max_open =
+            if self.personality == Personality::Zns && self.max_open == 0 { self.max_active } else { self.max_open };
         let limits =
             Limits { max_open, max_active: self.max_active, max_append_sectors: zone_size }.normalized(&geometry)?;
         Ok(DeviceConfig {
@@ -159,7 +156,8 @@ impl DeviceConfig {
         if geometry.capacity != m.capacity {
             return Err(format!("capacity {} is not a multiple of the logical block size", m.capacity));
         }
-        let limits = Limits { max_open: m.max_open, max_active: m.max_active, max_append_sectors: m.max_append_sectors };
+        let limits =
+            Limits { max_open: m.max_open, max_active: m.max_active, max_append_sectors: m.max_append_sectors };
         if limits.normalized(&geometry).map_err(|e| e.to_string())? != limits {
             return Err("zone limits are inconsistent with the geometry".into());
         }

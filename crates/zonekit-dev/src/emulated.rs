@@ -4,8 +4,8 @@ use crate::config::DeviceConfig;
 use crate::store::Store;
 use std::sync::{Mutex, MutexGuard};
 use zonekit_core::{
-    BlockIo, Counters, DeviceError, DeviceInfo, DeviceKind, DeviceResult, Failed, Transition, Zone, ZoneCond,
-    ZoneError, ZoneErrorKind, ZoneManagement, ZoneOp, ZoneReport, ZoneTable, SECTOR_SIZE,
+    BlockIo, Counters, DeviceError, DeviceInfo, DeviceKind, DeviceResult, Failed, SECTOR_SIZE, Transition, Zone,
+    ZoneCond, ZoneError, ZoneErrorKind, ZoneManagement, ZoneOp, ZoneReport, ZoneTable,
 };
 
 /// A zoned device emulated in userspace: every operation goes through the [`ZoneTable`] and the
@@ -88,7 +88,10 @@ impl EmulatedDevice {
         }
         let mut g = self.lock();
         let Inner { table, store } = &mut *g;
-        table.set_zone_cond(zone, cond, |t| store.zone_changed(t)).map(|_| ()).map_err(|f| self.fail(f, "set zone condition"))
+        table
+            .set_zone_cond(zone, cond, |t| store.zone_changed(t))
+            .map(|_| ())
+            .map_err(|f| self.fail(f, "set zone condition"))
     }
 
     /// Run `f` on the zone table (tests, reports of counters).
@@ -136,7 +139,7 @@ impl ZoneManagement for EmulatedDevice {
 
 impl BlockIo for EmulatedDevice {
     fn read_at(&self, sector: u64, buf: &mut [u8]) -> DeviceResult<()> {
-        if buf.len() as u64 % SECTOR_SIZE != 0 {
+        if !(buf.len() as u64).is_multiple_of(SECTOR_SIZE) {
             return Err(self.unaligned(sector));
         }
         if buf.is_empty() {
@@ -167,7 +170,7 @@ impl BlockIo for EmulatedDevice {
     }
 
     fn write_at(&self, sector: u64, buf: &[u8]) -> DeviceResult<()> {
-        if buf.len() as u64 % SECTOR_SIZE != 0 {
+        if !(buf.len() as u64).is_multiple_of(SECTOR_SIZE) {
             return Err(self.unaligned(sector));
         }
         if buf.is_empty() {
@@ -183,7 +186,7 @@ impl BlockIo for EmulatedDevice {
     }
 
     fn zone_append(&self, zone_start: u64, buf: &[u8]) -> DeviceResult<u64> {
-        if buf.len() as u64 % SECTOR_SIZE != 0 || buf.is_empty() {
+        if !(buf.len() as u64).is_multiple_of(SECTOR_SIZE) || buf.is_empty() {
             return Err(self.unaligned(zone_start));
         }
         let mut g = self.lock();
@@ -212,7 +215,12 @@ mod tests {
 
     fn mem(name: &str) -> EmulatedDevice {
         let c = profile(name).unwrap().config();
-        EmulatedDevice::new(name, DeviceKind::Emulated { store: "memory".into(), profile: None }, &c, Box::new(MemoryStore::new()))
+        EmulatedDevice::new(
+            name,
+            DeviceKind::Emulated { store: "memory".into(), profile: None },
+            &c,
+            Box::new(MemoryStore::new()),
+        )
     }
 
     #[test]

@@ -69,11 +69,11 @@ pub fn open_file_zoned(
     zone_capacity: Option<u64>,
 ) -> Result<EmulatedDevice, DeviceError> {
     let bad = |m: String| DeviceError::Unsupported(format!("{spec}: {m}"));
-    if zone_size < SECTOR_SIZE || zone_size % SECTOR_SIZE != 0 {
+    if zone_size < SECTOR_SIZE || !zone_size.is_multiple_of(SECTOR_SIZE) {
         return Err(bad(format!("zone size {zone_size} must be a non-zero multiple of 512 bytes")));
     }
     let cap = zone_capacity.unwrap_or(zone_size);
-    if cap % SECTOR_SIZE != 0 || cap == 0 {
+    if !cap.is_multiple_of(SECTOR_SIZE) || cap == 0 {
         return Err(bad(format!("zone capacity {cap} must be a non-zero multiple of 512 bytes")));
     }
     if size_bytes < zone_size {
@@ -90,7 +90,8 @@ pub fn open_file_zoned(
         profile: None,
         rotational: false,
         vendor: "file".into(),
-        description: "file with emulated zones (fio's zonemode=zbd emulation: all zones sequential, empty at open)".into(),
+        description: "file with emulated zones (fio's zonemode=zbd emulation: all zones sequential, empty at open)"
+            .into(),
         geometry,
     };
     let store = FileStore::new(file, config.geometry.zone_size);

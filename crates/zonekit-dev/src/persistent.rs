@@ -44,7 +44,9 @@ pub fn create_dir(path: &Path, config: &DeviceConfig) -> Result<EmulatedDevice, 
         }
         Err(e) => return Err(DeviceError::io(shown, e)),
     }
-    create_in(Box::new(FsZoneDir::new(path)), &shown, config)
+    let mut dir = FsZoneDir::new(path);
+    dir.lock().map_err(|e| DeviceError::io(format!("{shown}: locking the device"), e))?;
+    create_in(Box::new(dir), &shown, config)
 }
 
 /// Create a persistent device in `dir`, which must be empty: write its metadata and return it.
@@ -82,7 +84,9 @@ pub fn create_in(mut dir: Box<dyn ZoneDir>, spec: &str, config: &DeviceConfig) -
 
 /// Open the persistent device in directory `path`, under the name `spec`.
 pub fn open_dir(path: &Path, spec: &str) -> Result<EmulatedDevice, DeviceError> {
-    open_in(Box::new(FsZoneDir::new(path)), spec)
+    let mut dir = FsZoneDir::new(path);
+    dir.lock().map_err(|e| DeviceError::io(format!("{spec}: locking the device"), e))?;
+    open_in(Box::new(dir), spec)
 }
 
 /// A stored configuration, checked as a new device is (emulated devices need a power-of-two zone

@@ -175,9 +175,13 @@ impl Profile {
             self.block_size,
         )
         .expect("built-in profile geometry is valid");
-        let limits = Limits { max_open: self.max_open, max_active: self.max_active, max_append_sectors: self.max_append_sectors }
-            .normalized(&geometry)
-            .expect("built-in profile limits are valid");
+        let limits = Limits {
+            max_open: self.max_open,
+            max_active: self.max_active,
+            max_append_sectors: self.max_append_sectors,
+        }
+        .normalized(&geometry)
+        .expect("built-in profile limits are valid");
         DeviceConfig {
             personality: self.personality,
             geometry,

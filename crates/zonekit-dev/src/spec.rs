@@ -58,7 +58,9 @@ pub fn open(spec: &str, opts: &OpenOptions) -> Result<Box<dyn ZonedDevice>, Open
     if let Some(name) = spec.strip_prefix('@') {
         let p = profile(name).ok_or_else(|| OpenError::UnknownProfile(name.to_string()))?;
         if opts.zone_size.is_some() {
-            return Err(OpenError::BadOption(format!("{spec}: a profile has its own zone size; --zone-size is for files and block devices")));
+            return Err(OpenError::BadOption(format!(
+                "{spec}: a profile has its own zone size; --zone-size is for files and block devices"
+            )));
         }
         let kind = DeviceKind::Emulated { store: "none".into(), profile: Some(p.name.to_string()) };
         return Ok(Box::new(EmulatedDevice::new(spec, kind, &p.config(), Box::new(NoneStore))));
@@ -71,7 +73,9 @@ pub fn open(spec: &str, opts: &OpenOptions) -> Result<Box<dyn ZonedDevice>, Open
     };
     if meta.is_dir() {
         if opts.zone_size.is_some() {
-            return Err(OpenError::BadOption(format!("{spec}: an emulated device has its own zone size; --zone-size is for files and block devices")));
+            return Err(OpenError::BadOption(format!(
+                "{spec}: an emulated device has its own zone size; --zone-size is for files and block devices"
+            )));
         }
         return Ok(Box::new(crate::persistent::open_dir(path, spec)?));
     }
@@ -88,16 +92,12 @@ pub fn open(spec: &str, opts: &OpenOptions) -> Result<Box<dyn ZonedDevice>, Open
     let Some(zone_size) = opts.zone_size else {
         return Err(OpenError::NotZoned(spec.to_string()));
     };
-    let mut file = FsOpenOptions::new()
-        .read(true)
-        .write(opts.writable)
-        .open(path)
-        .map_err(|e| DeviceError::io(spec, e))?;
+    let mut file =
+        FsOpenOptions::new().read(true).write(opts.writable).open(path).map_err(|e| DeviceError::io(spec, e))?;
     let size = if is_blk { file.seek(SeekFrom::End(0)).map_err(|e| DeviceError::io(spec, e))? } else { meta.len() };
-    let dev = crate::file::open_file_zoned(spec, file, size, zone_size, opts.zone_capacity)
-        .map_err(|e| match e {
-            DeviceError::Unsupported(m) => OpenError::BadOption(m),
-            other => OpenError::Device(other),
-        })?;
+    let dev = crate::file::open_file_zoned(spec, file, size, zone_size, opts.zone_capacity).map_err(|e| match e {
+        DeviceError::Unsupported(m) => OpenError::BadOption(m),
+        other => OpenError::Device(other),
+    })?;
     Ok(Box::new(dev))
 }

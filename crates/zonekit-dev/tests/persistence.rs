@@ -457,3 +457,15 @@ fn corrupt_metadata_is_refused_naming_the_file_and_changing_nothing() {
     open_dir(&base, "base").unwrap();
     assert_eq!(file_len(&base, "seq-000003"), Some(8 * KIB));
 }
+
+#[test]
+fn a_device_is_open_in_one_process_at_a_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("dev");
+    let config = zonekit_dev::profile("nullb-small").unwrap().config();
+    let first = zonekit_dev::persistent::create_dir(&path, &config).unwrap();
+    let second = zonekit_dev::persistent::open_dir(&path, "dev").unwrap_err();
+    assert_eq!(second.errno(), zonekit_core::Errno::EBUSY, "{second}");
+    drop(first);
+    zonekit_dev::persistent::open_dir(&path, "dev").expect("the lock goes with the device");
+}

@@ -92,9 +92,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
                 let _ = e.print();
                 return 2;
             }
+            // clap's first paragraph, on one line ("the following required arguments were not
+            // provided: --zones <N>"); its tips and usage are left out.
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("invalid command line");
-            eprintln!("zonekit: {}", first.strip_prefix("error: ").unwrap_or(first));
+            let para: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
+            let line = para.join(" ");
+            let line = line.strip_prefix("error: ").unwrap_or(&line);
+            eprintln!("zonekit: {}", if line.is_empty() { "invalid command line" } else { line });
             return 2;
         }
     };

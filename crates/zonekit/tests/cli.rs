@@ -198,3 +198,80 @@ fn profiles_lists_the_drives() {
     assert!(out.contains("max open:      14"));
     assert!(Path::new(env!("CARGO_BIN_EXE_zonekit")).exists());
 }
+
+#[test]
+fn persistent_device_keeps_its_zones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dev = tmp.path().join("smr");
+    let d = dev.to_str().unwrap();
+    let o = zonekit(&["dev", "create", d, "--profile", "zbc-small"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("kind:          emulated, dir store, profile zbc-small"));
+    // Fill zone 1, write half of zone 2, open zone 3 explicitly, write the conventional zone.
+    for args in [
+        &["zone", "write", d, "-o", "8192", "-l", "4M"][..],
+        &["zone", "write", d, "-o", "16384", "-l", "2M", "--sync"],
+        &["zone", "open", d, "-o", "24576", "-c", "1"],
+        &["zone", "write", d, "-o", "100", "-l", "8", "--pattern", "7"],
+    ] {
+        let o = zonekit(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    }
+    let o = zonekit(&["zone", "report", d, "-c", "4"]);
+    let lines: Vec<String> = stdout(&o).lines().map(String::from).collect();
+    assert!(lines[1].contains("wptr 0x002000") && lines[1].contains("zcond:14(fu)"), "{}", lines[1]);
+    assert!(lines[2].contains("wptr 0x001000") && lines[2].contains("zcond: 4(cl)"), "{}", lines[2]);
+    // An explicitly opened zone with nothing written comes back empty, as the kernel's zoned loop does.
+    assert!(lines[3].contains("zcond: 1(em)"), "{}", lines[3]);
+    let o = zonekit(&["zone", "read", d, "-o", "100", "-l", "1"]);
+    assert_eq!(o.stdout, vec![7u8; 512]);
+    let o = zonekit(&["zone", "report", d, "--cond", "full,closed", "--count-only"]);
+    assert_eq!(stdout(&o), "2\n");
+    // Writes off the write pointer fail with the personality's errno, and change nothing.
+    assert_fails(&zonekit(&["zone", "write", d, "-o", "16384", "-l", "8"]), 1, "(EREMOTEIO)");
+    let o = zonekit(&["zone", "reset", d, "-o", "8192", "-c", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = zonekit(&["zone", "report", d, "--cond", "em", "--count-only"]);
+    assert_eq!(stdout(&o), "15\n");
+}
+
+#[test]
+fn persistent_device_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dev = tmp.path().join("d");
+    let d = dev.to_str().unwrap();
+    assert_fails(
+        &zonekit(&["dev", "create", d, "--zone-size", "4M", "--zones", "8", "--zone-capacity", "8M"]),
+        2,
+        "larger than the zone size",
+    );
+    assert_fails(&zonekit(&["dev", "create", d, "--zone-size", "3M", "--zones", "8"]), 2, "not a power of two");
+    assert_fails(&zonekit(&["dev", "create", d, "--zone-size", "4M"]), 2, "--zones");
+    assert_fails(&zonekit(&["dev", "create", d, "--profile", "nope"]), 2, "unknown profile 'nope'");
+    assert_fails(
+        &zonekit(&["dev", "create", d, "--zone-size", "4M", "--zones", "8", "--max-open", "4", "--max-active", "2"]),
+        2,
+        "larger than max active",
+    );
+    assert!(!dev.exists(), "nothing created by a refused command");
+    let o = zonekit(&["dev", "create", d, "--zone-size", "4M", "--zones", "8", "--conv-zones", "1", "--max-open", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_fails(&zonekit(&["dev", "create", d, "--profile", "nullb-small"]), 1, "(EEXIST)");
+    let o = zonekit(&["zone", "write", d, "-o", "8192", "-l", "8"]);
+    assert!(o.status.success());
+    // A corrupt metadata file: one line, exit 1, and the zone data is untouched.
+    let meta = dev.join("zonekit.meta");
+    let good = std::fs::read(&meta).unwrap();
+    std::fs::write(&meta, b"{ not json").unwrap();
+    assert_fails(&zonekit(&["zone", "report", d]), 1, "zonekit.meta");
+    assert_fails(&zonekit(&["zone", "reset", d]), 1, "zonekit.meta");
+    std::fs::write(&meta, &good).unwrap();
+    let o = zonekit(&["zone", "report", d, "-o", "8192", "-c", "1"]);
+    assert!(stdout(&o).contains("wptr 0x000008"), "{}", stdout(&o));
+    // A missing metadata file next to zone files is corrupt; an unrelated directory is a bad spec.
+    std::fs::remove_file(&meta).unwrap();
+    assert_fails(&zonekit(&["dev", "info", d]), 1, "zonekit.meta");
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    assert_fails(&zonekit(&["dev", "info", empty.to_str().unwrap()]), 2, "not a zonekit device directory");
+}

@@ -84,12 +84,28 @@ pub trait ZoneDir: Send {
 pub struct FsZoneDir {
     root: PathBuf,
     files: HashMap<String, File>,
+    /// The directory itself, locked exclusively while the device is open.
+    lock: Option<File>,
 }
 
 impl FsZoneDir {
     /// The directory at `root` (not checked until used).
     pub fn new(root: impl Into<PathBuf>) -> FsZoneDir {
-        FsZoneDir { root: root.into(), files: HashMap::new() }
+        FsZoneDir { root: root.into(), files: HashMap::new(), lock: None }
+    }
+
+    /// Take an exclusive lock on the directory (`flock`), held until this is dropped, so that two
+    /// processes never run the same device: the second gets `EBUSY`.
+    pub fn lock(&mut self) -> io::Result<()> {
+        let dir = File::open(&self.root)?;
+        match dir.try_lock() {
+            Ok(()) => {
+                self.lock = Some(dir);
+                Ok(())
+            }
+            Err(std::fs::TryLockError::WouldBlock) => Err(io::Error::from_raw_os_error(libc::EBUSY)),
+            Err(std::fs::TryLockError::Error(e)) => Err(e),
+        }
     }
 
     /// The open handle of `name`, opening (and, with `create`, creating) it if needed; the

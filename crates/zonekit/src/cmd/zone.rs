@@ -124,7 +124,7 @@ pub fn mgmt_range(spec: &str, g: &Geometry, r: &RangeArgs) -> CliResult<(u64, u6
             g.capacity
         )));
     }
-    if offset % g.zone_size != 0 {
+    if !offset.is_multiple_of(g.zone_size) {
         return Err(CliError::Usage(format!("{spec}: offset {offset} is not aligned to zone size {}", g.zone_size)));
     }
     let end = match (r.count, r.length) {
@@ -133,7 +133,7 @@ pub fn mgmt_range(spec: &str, g: &Geometry, r: &RangeArgs) -> CliResult<(u64, u6
         (None, Some(0)) => return Err(CliError::Usage("--length must not be zero".into())),
         (None, Some(l)) => {
             let end = offset.saturating_add(l).min(g.capacity);
-            if (end - offset) % g.zone_size != 0 && end != g.capacity {
+            if !(end - offset).is_multiple_of(g.zone_size) && end != g.capacity {
                 return Err(CliError::Usage(format!(
                     "{spec}: number of sectors {l} is not aligned to zone size {}",
                     g.zone_size
