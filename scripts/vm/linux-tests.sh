@@ -1,9 +1,11 @@
 #!/bin/sh
 # Runs INSIDE the VM of scripts/vm/run.sh (busybox sh, root): sets up zoned devices and runs
-# zonekit-dev's real-kernel tests (crates/zonekit-dev/tests/linux_vm.rs) against them.
+# zonekit-dev's real-kernel tests (crates/zonekit-dev/tests/linux_vm.rs) against them, one test
+# per run of the binary (`--ignored --exact --test-threads=1`), timing each.
 #
 #   cargo test -p zonekit-dev --test linux_vm --no-run          # prints the binary's path
-#   scripts/vm/run.sh --bin target/debug/deps/linux_vm-HASH scripts/vm/linux-tests.sh
+#   ZONEKIT_VM_TIMEOUT=900 scripts/vm/run.sh --bin target/debug/deps/linux_vm-HASH scripts/vm/linux-tests.sh
+# (the tests take about 3 minutes under TCG; run.sh's default timeout is 300 s)
 #
 # Devices (all 64 MiB: 16 zones of 4 MiB, zone 0 conventional, at most 4 open zones):
 #   /dev/zk0    null_blk (configfs), memory_backed, max_active 8      ZONEKIT_TEST_NULLB
@@ -14,7 +16,7 @@
 # With `zonekit.record=1` on the kernel command line (ZONEKIT_VM_APPEND=zonekit.record=1), the
 # `record` test also saves raw zone reports and sysfs files, printed as a base64 tar.gz between
 # ZONEKIT-RECORD-BEGIN / ZONEKIT-RECORD-END lines (see crates/zonekit-dev/testdata/linux/README.md).
-# Exit status: the test binary's.
+# Exit status: 0 if every test passed, else a failing run's status.
 
 set -u
 bin=$(ls /bin/linux_vm-* 2>/dev/null | head -1)
@@ -65,10 +67,23 @@ if [ $record = 1 ]; then
 fi
 
 echo "linux-tests: $bin on zk0, zkcap, zk4k, $sd (kernel $(uname -r))"
-start=$(cut -d' ' -f1 /proc/uptime)
-"$bin" --ignored --test-threads=1 --nocapture
-rc=$?
-echo "linux-tests: test binary exit status $rc, $(awk -v a="$start" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }') s"
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+since() { awk -v a="$1" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }'; }
+# One test per run of the binary (in the order the harness lists them), to time each.
+tests=$("$bin" --list --ignored 2>/dev/null | sed -n 's/: test$//p')
+[ -n "$tests" ] || { echo "linux-tests: $bin lists no tests"; exit 2; }
+start=$(uptime_s)
+rc=0 summary="" passed=0 failed=0
+for t in $tests; do
+    t0=$(uptime_s)
+    "$bin" --ignored --exact --test-threads=1 --nocapture "$t"
+    r=$?
+    if [ $r = 0 ]; then passed=$((passed + 1)); res=PASS; else failed=$((failed + 1)); res=FAIL; rc=$r; fi
+    summary="$summary
+linux-tests: $res $t ($(since "$t0") s)"
+done
+echo "$summary"
+echo "linux-tests: $passed passed, $failed failed in $(since "$start") s"
 
 if [ $record = 1 ]; then
     echo "ZONEKIT-RECORD-BEGIN"
