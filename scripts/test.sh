@@ -14,4 +14,8 @@ if [[ "${ZONEKIT_SKIP_VM:-0}" == 1 ]]; then
     exit 0
 fi
 echo "== Linux backend against a real kernel (QEMU)"
-scripts/vm/linux-tests.sh
+bin=$(cargo test --locked -p zonekit-dev --test linux_vm --no-run --message-format=json 2>/dev/null |
+    sed -n 's/.*"executable":"\([^"]*linux_vm[^"]*\)".*/\1/p' | tail -1)
+[[ -x "$bin" ]] || { echo "scripts/test.sh: could not build the linux_vm test binary" >&2; exit 1; }
+cargo build --locked -q -p zonekit
+ZONEKIT_VM_TIMEOUT=${ZONEKIT_VM_TIMEOUT:-900} scripts/vm/run.sh --bin "$bin" --bin target/debug/zonekit scripts/vm/linux-tests.sh

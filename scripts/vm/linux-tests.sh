@@ -85,6 +85,54 @@ done
 echo "$summary"
 echo "linux-tests: $passed passed, $failed failed in $(since "$start") s"
 
+# The zonekit command against blkzone on the same devices: reports of the same state must be
+# byte-identical, and management commands must leave the same state (with /bin/zonekit, passed
+# with --bin target/debug/zonekit).
+if [ -x /bin/zonekit ]; then
+    zs=8192   # 4 MiB zones, in sectors
+    cli_fail=0
+    same() {  # same DEV LABEL: /tmp/a (blkzone) and /tmp/b (zonekit) must be identical
+        if cmp -s /tmp/a /tmp/b; then
+            echo "linux-tests: cli $1: $2: identical to blkzone ($(wc -l < /tmp/a) lines)"
+        else
+            echo "linux-tests: cli $1: $2: DIFFERS from blkzone"; diff /tmp/a /tmp/b | head -20; cli_fail=1
+        fi
+    }
+    scenario() {  # scenario DEV TOOL...: the same zone commands through blkzone or zonekit
+        d=$1; shift
+        "$@" reset "$d" || return 1
+        for z in 1 2 3; do
+            dd if=/dev/zero of="$d" bs=4096 count=2 seek=$((z * zs / 8)) oflag=direct 2>/dev/null || return 1
+        done
+        "$@" open -o $((4 * zs)) -c 1 "$d" &&
+        "$@" close -o $((1 * zs)) -c 1 "$d" &&
+        "$@" finish -o $((2 * zs)) -c 2 "$d" &&
+        "$@" reset -o $((3 * zs)) -c 1 "$d" &&
+        "$@" finish -o $((5 * zs)) -l $((2 * zs)) "$d" &&
+        "$@" open -o $((15 * zs)) "$d" || return 1
+        # A reset of the conventional zone fails with both tools.
+        if "$@" reset -o 0 -c 1 "$d" 2>/dev/null; then echo "linux-tests: cli $d: reset of zone 0 succeeded"; return 1; fi
+        return 0
+    }
+    for d in /dev/zk0 /dev/zkcap /dev/zk4k /dev/$sd; do
+        blkzone reset "$d"
+        blkzone report "$d" > /tmp/a; /bin/zonekit zone report "$d" > /tmp/b; same "$d" "report (reset)"
+        scenario "$d" blkzone || { echo "linux-tests: cli $d: blkzone scenario failed"; cli_fail=1; }
+        blkzone report "$d" > /tmp/a; /bin/zonekit zone report "$d" > /tmp/b; same "$d" "report (after the blkzone scenario)"
+        for r in "-c 3" "-o 16384 -c 2" "-o 20000 -l 8193" "-o 8192" "-o 122880"; do
+            # shellcheck disable=SC2086
+            blkzone report $r "$d" > /tmp/a; /bin/zonekit zone report $r "$d" > /tmp/b; same "$d" "report $r"
+        done
+        blkzone report "$d" > /tmp/by-blkzone
+        scenario "$d" /bin/zonekit zone || { echo "linux-tests: cli $d: zonekit scenario failed"; cli_fail=1; }
+        cp /tmp/by-blkzone /tmp/a; blkzone report "$d" > /tmp/b; same "$d" "state after the zonekit scenario"
+        blkzone reset "$d"
+    done
+    if [ $cli_fail = 0 ]; then echo "linux-tests: PASS zonekit CLI vs blkzone"; else echo "linux-tests: FAIL zonekit CLI vs blkzone"; rc=1; fi
+else
+    echo "linux-tests: no /bin/zonekit, CLI comparison skipped"
+fi
+
 if [ $record = 1 ]; then
     echo "ZONEKIT-RECORD-BEGIN"
     tar -C "$ZONEKIT_RECORD_DIR" -czf - . | base64

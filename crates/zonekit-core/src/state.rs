@@ -245,13 +245,21 @@ impl ZoneTable {
     /// Zone `idx` as a report describes it. Panics if `idx` is out of range (a caller bug).
     ///
     /// A full zone of a SCSI or NVMe device reports its write pointer at the zone end, as the
-    /// kernel's `sd_zbc` and `nvme` drivers present it; null_blk reports its own value.
+    /// kernel's `sd_zbc` and `nvme` drivers present it; null_blk reports its own value. A SCSI
+    /// conventional zone reports an all-ones write pointer (in sectors), as scsi_debug and drives
+    /// do; null_blk's reports the zone end.
     pub fn zone(&self, idx: u32) -> Zone {
         let s = &self.slots[idx as usize];
         let g = &self.geometry;
         let start = g.zone_start(idx);
         let len = g.zone_len(idx);
-        let wp = if s.cond == ZoneCond::Full && self.personality != Personality::NullBlk { start + len } else { s.wp };
+        let wp = match s.cond {
+            ZoneCond::Full if self.personality != Personality::NullBlk => start + len,
+            // A SCSI drive's WRITE POINTER field is all ones in a conventional zone's descriptor; the
+            // kernel's sd driver converts it from logical blocks to sectors like any other.
+            ZoneCond::NotWp if self.personality == Personality::Zbc => u64::MAX << g.lbs_sectors().trailing_zeros(),
+            _ => s.wp,
+        };
         Zone {
             start,
             len,

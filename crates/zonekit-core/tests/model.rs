@@ -139,6 +139,9 @@ impl Model {
             ReadOnly | Offline => INVALID_WP,
             // sd_zbc_parse_report and nvme_zone_parse_entry report FULL zones at start + len.
             Full if self.p != Personality::NullBlk => self.start(z) + self.len(z),
+            // scsi_debug's conventional zones carry an all-ones WRITE POINTER, which sd converts
+            // from logical blocks to sectors (observed on Linux 6.1: u64::MAX with 512 B blocks).
+            NotWp if self.p == Personality::Zbc => u64::MAX << self.lbs.trailing_zeros(),
             _ => zone.wp,
         }
     }

@@ -580,11 +580,6 @@ const FINDINGS: &[(&str, &str)] = &[
          open resources left) with ETOOMANYREFS; the ioctl returns ETOOMANYREFS (a later bio's \
          status wins). The emulation returns EIO, its first failure; the zones end up the same.",
     ),
-    (
-        "zbc-conventional-wp",
-        "A scsi_debug conventional zone reports a write pointer of u64::MAX (scsi_debug's all-ones \
-         value, passed on by sd_zbc); the emulation reports start + len for ZBC, as null_blk does.",
-    ),
 ];
 
 /// A difference that is known: a finding, where it shows (devices, scenario, step) and what.
@@ -633,7 +628,6 @@ const KNOWN_DIFFERENCES: &[Known] = &[
     known("range-all-zones", ALL, "ranges", 10, "zones"),
     known("range-all-zones", NULL_BLK, "ranges", 14, "zones"),
     known("range-errno", &["nullb-4k"], "open-limit", 16, "result"),
-    known("zbc-conventional-wp", &["zbc"], "write-pointer", 0, "zones"),
 ];
 
 fn emulated_twin(info: &zonekit_core::DeviceInfo) -> EmulatedDevice {

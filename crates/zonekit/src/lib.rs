@@ -80,37 +80,47 @@ fn dispatch(cli: Cli, out: &mut impl Write) -> CliResult {
 /// Run the command line `args` (program name first), writing to stdout and stderr; returns the
 /// exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let code = run_to(args, &mut out, &mut std::io::stderr());
+    drop(out);
+    code
+}
+
+/// Run the command line `args`, writing its output to `out` and its error line to `err`; returns
+/// the exit code (DESIGN.md §2).
+pub fn run_to(args: impl IntoIterator<Item = OsString>, out: &mut impl Write, err: &mut impl Write) -> i32 {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
             use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-                let _ = e.print();
-                return 0;
-            }
-            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                let _ = e.print();
-                return 2;
+            let text = e.render().to_string();
+            match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                    let _ = write!(out, "{text}");
+                    return 0;
+                }
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    let _ = write!(err, "{text}");
+                    return 2;
+                }
+                _ => {}
             }
             // clap's first paragraph, on one line ("the following required arguments were not
             // provided: --zones <N>"); its tips and usage are left out.
-            let text = e.render().to_string();
             let para: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).map(str::trim).collect();
             let line = para.join(" ");
             let line = line.strip_prefix("error: ").unwrap_or(&line);
-            eprintln!("zonekit: {}", if line.is_empty() { "invalid command line" } else { line });
+            let _ = writeln!(err, "zonekit: {}", if line.is_empty() { "invalid command line" } else { line });
             return 2;
         }
     };
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let r = dispatch(cli, &mut out).and_then(|()| error::output(out.flush()));
+    let r = dispatch(cli, out).and_then(|()| error::output(out.flush()));
     match r {
         Ok(()) => 0,
         Err(CliError::Failed(m)) if m.is_empty() => 0,
         Err(e) => {
-            drop(out);
-            eprintln!("{e}");
+            let _ = writeln!(err, "{e}");
             e.exit_code()
         }
     }

@@ -242,7 +242,8 @@ impl<'a> DeviceJson<'a> {
     }
 }
 
-/// A zone in JSON: names and the kernel's codes; an invalid write pointer is `null`.
+/// A zone in JSON: names and the kernel's codes; a write pointer outside the zone (read-only,
+/// offline, a SCSI conventional zone's all-ones value) is `null`.
 #[derive(Debug, Serialize)]
 struct ZoneJson {
     start: u64,
@@ -264,7 +265,7 @@ impl From<&Zone> for ZoneJson {
             start: z.start,
             len: z.len,
             capacity: z.capacity,
-            wp: (z.wp != INVALID_WP).then_some(z.wp),
+            wp: (z.wp <= z.start + z.len).then_some(z.wp),
             zone_type: z.zone_type,
             type_code: z.zone_type.code(),
             cond: z.cond.long_name(),

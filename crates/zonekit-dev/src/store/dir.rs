@@ -96,15 +96,24 @@ impl FsZoneDir {
 
     /// Take an exclusive lock on the directory (`flock`), held until this is dropped, so that two
     /// processes never run the same device: the second gets `EBUSY`.
+    ///
+    /// A lock that is busy is retried for a moment: a process forking a child (which holds a copy of
+    /// every descriptor until it execs) keeps a released lock alive for that long.
     pub fn lock(&mut self) -> io::Result<()> {
         let dir = File::open(&self.root)?;
-        match dir.try_lock() {
-            Ok(()) => {
-                self.lock = Some(dir);
-                Ok(())
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(250);
+        loop {
+            match dir.try_lock() {
+                Ok(()) => {
+                    self.lock = Some(dir);
+                    return Ok(());
+                }
+                Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => return Err(io::Error::from_raw_os_error(libc::EBUSY)),
+                Err(std::fs::TryLockError::Error(e)) => return Err(e),
             }
-            Err(std::fs::TryLockError::WouldBlock) => Err(io::Error::from_raw_os_error(libc::EBUSY)),
-            Err(std::fs::TryLockError::Error(e)) => Err(e),
         }
     }
 
