@@ -2,9 +2,7 @@
 
 use serde::Serialize;
 use std::io::{self, Write};
-use zonekit_core::{
-    DeviceInfo, DeviceKind, DeviceResult, INVALID_WP, Personality, Zone, ZoneCond, ZoneType, ZonedDevice,
-};
+use zonekit_core::{DeviceInfo, DeviceKind, DeviceResult, Personality, Zone, ZoneCond, ZoneType, ZonedDevice};
 
 /// Zones fetched from the device per call, as blkzone batches BLKREPORTZONE.
 const BATCH: usize = 4096;
