@@ -1,0 +1,1 @@
+//! zonekit-bench: the fio-compatible benchmark behind `zonekit bench`.
