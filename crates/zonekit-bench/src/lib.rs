@@ -1,1 +1,4 @@
 //! zonekit-bench: the fio-compatible benchmark behind `zonekit bench`.
+
+pub mod rng;
+pub mod workload;

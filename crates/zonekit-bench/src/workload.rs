@@ -1,0 +1,745 @@
+//! What a job does next: the data direction, file, offset and length of each I/O, with fio's
+//! rules (`io_u.c`): sequential offsets per direction with `rw=…:N` gaps, random offsets over the
+//! job's blocks with a random map (each block once per pass), `rw_sequencer`, the `rwmix` cycle,
+//! block sizes from `bs` / `bsrange` / `bssplit`, `fsync` every N writes, round-robin files, and the
+//! byte limit (`io_size` or `size`, times `loops`). Pure: no I/O, no clock.
+
+use crate::rng::Rng;
+
+/// Data direction of an I/O the workload asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dir {
+    /// Read.
+    Read,
+    /// Write.
+    Write,
+    /// Trim (discard).
+    Trim,
+    /// `fsync` (after `fsync=N` writes).
+    Sync,
+    /// `fdatasync` (after `fdatasync=N` writes).
+    DataSync,
+}
+
+impl Dir {
+    /// Index of a data direction in per-direction arrays (read 0, write 1, trim 2).
+    pub fn index(self) -> Option<usize> {
+        match self {
+            Dir::Read => Some(0),
+            Dir::Write => Some(1),
+            Dir::Trim => Some(2),
+            Dir::Sync | Dir::DataSync => None,
+        }
+    }
+}
+
+/// Block sizes of one direction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BlockSizes {
+    /// Smallest block size.
+    pub min: u64,
+    /// Largest block size.
+    pub max: u64,
+    /// `bssplit`: (block size, percent) pairs; empty for `bs` / `bsrange`.
+    pub split: Vec<(u64, u32)>,
+    /// Offset alignment of random I/O (`blockalign`; defaults to `min`).
+    pub align: u64,
+}
+
+impl BlockSizes {
+    /// A fixed block size.
+    pub fn fixed(bs: u64) -> BlockSizes {
+        BlockSizes { min: bs, max: bs, split: Vec::new(), align: bs }
+    }
+}
+
+/// How random offsets are distributed (`random_distribution`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Distribution {
+    /// Uniform, with fio's random map unless `norandommap`.
+    Uniform,
+    /// Zipf with exponent θ (fio's `zipf:θ`).
+    Zipf(f64),
+    /// Pareto with shape h (fio's `pareto:h`).
+    Pareto(f64),
+    /// Normal with deviation σ in percent of the range (fio's `normal:σ`).
+    Normal(f64),
+}
+
+/// One file of a job: its size and the range the job works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileRange {
+    /// Size of the file (fio's `real_file_size`).
+    pub size: u64,
+    /// Where the job's range starts (`offset`).
+    pub offset: u64,
+    /// Length of the range (`size / nrfiles`, capped at the file).
+    pub len: u64,
+}
+
+/// A job's workload, resolved from its options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadSpec {
+    /// Reads are part of it.
+    pub read: bool,
+    /// Writes are part of it.
+    pub write: bool,
+    /// Trims are part of it.
+    pub trim: bool,
+    /// Random offsets (`randread`, `randwrite`, `randrw`, `randtrim`).
+    pub random: bool,
+    /// The `:N` of `rw=`: for random modes a new random offset every N I/Os; for sequential modes a
+    /// gap of N bytes after each I/O.
+    pub rw_modifier: u64,
+    /// `rw_sequencer=identical`: between random offsets, repeat the same offset.
+    pub sequencer_identical: bool,
+    /// Percentage of reads in a mixed workload.
+    pub rwmix_read: u32,
+    /// Block sizes per direction (read, write, trim).
+    pub bs: [BlockSizes; 3],
+    /// The job's files.
+    pub files: Vec<FileRange>,
+    /// Bytes to transfer in all (`io_size`, else `size`), before `loops`.
+    pub io_limit: u64,
+    /// Passes over the range (`loops`).
+    pub loops: u32,
+    /// Run until stopped (`time_based`): ranges wrap round instead of ending.
+    pub time_based: bool,
+    /// Allow repeated random blocks within a pass (`norandommap`).
+    pub norandommap: bool,
+    /// Distribution of random offsets.
+    pub distribution: Distribution,
+    /// Seed of every random stream of the job.
+    pub seed: u64,
+    /// `fsync` after every N writes (0: never).
+    pub fsync_every: u64,
+    /// `fdatasync` after every N writes (0: never).
+    pub fdatasync_every: u64,
+}
+
+/// One I/O to issue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NextIo {
+    /// Direction.
+    pub dir: Dir,
+    /// Index of the file.
+    pub file: usize,
+    /// Byte offset in the file.
+    pub offset: u64,
+    /// Byte length (0 for syncs).
+    pub len: u64,
+}
+
+/// fio's random map: a bitmap of the blocks used in this pass.
+#[derive(Debug, Clone)]
+struct RandomMap {
+    bits: Vec<u64>,
+    nr: u64,
+    used: u64,
+}
+
+impl RandomMap {
+    fn new(nr: u64) -> RandomMap {
+        RandomMap { bits: vec![0; nr.div_ceil(64) as usize], nr, used: 0 }
+    }
+
+    fn is_free(&self, b: u64) -> bool {
+        self.bits[(b / 64) as usize] & (1 << (b % 64)) == 0
+    }
+
+    fn mark(&mut self, b: u64) {
+        let w = &mut self.bits[(b / 64) as usize];
+        if *w & (1 << (b % 64)) == 0 {
+            *w |= 1 << (b % 64);
+            self.used += 1;
+        }
+    }
+
+    /// The first free block after `b`, wrapping round (`axmap_next_free`); `None` when full.
+    fn next_free(&self, b: u64) -> Option<u64> {
+        if self.used >= self.nr {
+            return None;
+        }
+        let start = if b + 1 >= self.nr { 0 } else { b + 1 };
+        let words = self.bits.len();
+        let mut w = (start / 64) as usize;
+        let mut mask = !0u64 << (start % 64);
+        for _ in 0..=words {
+            let free = !self.bits[w] & mask;
+            if free != 0 {
+                let bit = w as u64 * 64 + u64::from(free.trailing_zeros());
+                if bit < self.nr {
+                    return Some(bit);
+                }
+            }
+            w = (w + 1) % words;
+            mask = !0;
+        }
+        None
+    }
+
+    fn clear(&mut self) {
+        self.bits.fill(0);
+        self.used = 0;
+    }
+}
+
+#[derive(Debug, Clone)]
+struct FileState {
+    range: FileRange,
+    /// Next sequential position per direction, relative to the range start.
+    last_pos: [u64; 3],
+    /// Start of the last I/O per direction (for `rw_sequencer=identical`).
+    last_start: [Option<u64>; 3],
+    map: Option<RandomMap>,
+    done: bool,
+    dist: Option<DistState>,
+}
+
+#[derive(Debug, Clone)]
+struct DistState {
+    nranges: u64,
+    rand_off: u64,
+    kind: Distribution,
+    zetan: f64,
+    zeta2: f64,
+}
+
+/// A job's stream of I/Os.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    spec: WorkloadSpec,
+    files: Vec<FileState>,
+    next_file: usize,
+    rng_offset: Rng,
+    rng_bs: [Rng; 3],
+    rng_mix: Rng,
+    rng_dist: Rng,
+    /// I/Os issued per direction.
+    issues: [u64; 3],
+    /// Bytes issued per direction.
+    issue_bytes: [u64; 3],
+    rwmix_dir: usize,
+    rwmix_issues: u64,
+    /// Countdown of the `rw=…:N` modifier for random modes.
+    seq_nr: u64,
+    writes_since_sync: u64,
+    writes_since_datasync: u64,
+    pending_sync: Option<Dir>,
+}
+
+fn hash_u64(v: u64) -> u64 {
+    // A multiplicative hash to scatter the hot ranks of skewed distributions over the range.
+    let mut x = v.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^= x >> 29;
+    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x ^ (x >> 32)
+}
+
+impl Workload {
+    /// Start a job's workload.
+    pub fn new(spec: WorkloadSpec) -> Workload {
+        let seed = spec.seed;
+        let mut dist_rng = Rng::new(seed ^ 0xd157);
+        let files = spec
+            .files
+            .iter()
+            .map(|&range| {
+                let unit = spec.bs.iter().map(|b| b.min.max(1)).min().unwrap_or(512);
+                let blocks = (range.len.min(range.size.saturating_sub(range.offset))) / unit;
+                let map = (spec.random && !spec.norandommap && spec.distribution == Distribution::Uniform)
+                    .then(|| RandomMap::new(blocks.max(1)));
+                let dist = match spec.distribution {
+                    Distribution::Uniform => None,
+                    kind => Some(DistState::new(kind, blocks.max(1), &mut dist_rng)),
+                };
+                FileState { range, last_pos: [0; 3], last_start: [None; 3], map, done: false, dist }
+            })
+            .collect();
+        let rwmix_dir = if spec.read { 0 } else { 1 };
+        let seq_nr = spec.rw_modifier.max(1);
+        Workload {
+            rng_offset: Rng::new(seed),
+            rng_bs: [Rng::new(seed ^ 0xb5_0), Rng::new(seed ^ 0xb5_1), Rng::new(seed ^ 0xb5_2)],
+            rng_mix: Rng::new(seed ^ 0x313_7),
+            rng_dist: dist_rng,
+            spec,
+            files,
+            next_file: 0,
+            issues: [0; 3],
+            issue_bytes: [0; 3],
+            rwmix_dir,
+            rwmix_issues: 0,
+            seq_nr,
+            writes_since_sync: 0,
+            writes_since_datasync: 0,
+            pending_sync: None,
+        }
+    }
+
+    /// The specification.
+    pub fn spec(&self) -> &WorkloadSpec {
+        &self.spec
+    }
+
+    /// Bytes issued per direction.
+    pub fn issued_bytes(&self) -> [u64; 3] {
+        self.issue_bytes
+    }
+
+    /// I/Os issued per direction.
+    pub fn issued(&self) -> [u64; 3] {
+        self.issues
+    }
+
+    fn max_bs(&self) -> u64 {
+        self.spec.bs.iter().map(|b| b.max).max().unwrap_or(0)
+    }
+
+    /// Bytes still allowed before the byte limit (`None` for time-based jobs).
+    fn remaining(&self) -> Option<u64> {
+        if self.spec.time_based {
+            return None;
+        }
+        let done: u64 = self.issue_bytes.iter().sum();
+        let limit = self.spec.io_limit.saturating_mul(u64::from(self.spec.loops.max(1)));
+        Some(limit.saturating_sub(done))
+    }
+
+    /// The next I/O, or `None` when the job has issued everything it should.
+    pub fn next(&mut self) -> Option<NextIo> {
+        if let Some(dir) = self.pending_sync.take() {
+            let file = self.next_file.checked_sub(1).unwrap_or(self.files.len() - 1);
+            return Some(NextIo { dir, file, offset: 0, len: 0 });
+        }
+        if let Some(rem) = self.remaining()
+            && (rem == 0 || rem < self.max_bs().min(rem.max(1)) || rem < self.min_bs_any())
+        {
+            return None;
+        }
+        let dir = self.next_dir();
+        let d = dir.index().expect("data direction");
+        for _ in 0..=self.files.len() {
+            let fi = self.pick_file()?;
+            match self.next_offset(fi, d) {
+                Some(off) => {
+                    let len = self.next_buflen(fi, d, off)?;
+                    return Some(self.issue(dir, fi, off, len));
+                }
+                None => {
+                    if self.spec.time_based {
+                        self.reset_file(fi);
+                        if let Some(off) = self.next_offset(fi, d) {
+                            let len = self.next_buflen(fi, d, off)?;
+                            return Some(self.issue(dir, fi, off, len));
+                        }
+                    }
+                    self.files[fi].done = true;
+                }
+            }
+        }
+        // Every file is exhausted: a new loop starts over, else the job is done.
+        if self.remaining().is_some_and(|r| r >= self.max_bs()) && self.spec.loops > 1 {
+            for fi in 0..self.files.len() {
+                self.reset_file(fi);
+            }
+            return self.next();
+        }
+        None
+    }
+
+    fn min_bs_any(&self) -> u64 {
+        let mut m = u64::MAX;
+        for (i, on) in [self.spec.read, self.spec.write, self.spec.trim].into_iter().enumerate() {
+            if on {
+                m = m.min(self.spec.bs[i].min);
+            }
+        }
+        if m == u64::MAX { 1 } else { m }
+    }
+
+    fn issue(&mut self, dir: Dir, fi: usize, off: u64, len: u64) -> NextIo {
+        let d = dir.index().expect("data direction");
+        let f = &mut self.files[fi];
+        let mut len = len;
+        if let Some(map) = f.map.as_mut() {
+            // fio's mark_random_map: mark the I/O's blocks up to the first one already used, and
+            // shorten the I/O to what was marked.
+            let unit = self.spec.bs[d].min.max(1);
+            let first = off / unit;
+            let want = len.div_ceil(unit);
+            let mut marked = 0;
+            while marked < want && first + marked < map.nr && map.is_free(first + marked) {
+                map.mark(first + marked);
+                marked += 1;
+            }
+            if marked > 0 && marked * unit < len {
+                len = marked * unit;
+            }
+        }
+        f.last_start[d] = Some(off);
+        f.last_pos[d] = off + len;
+        self.issues[d] += 1;
+        self.issue_bytes[d] += len;
+        if dir == Dir::Write {
+            self.writes_since_sync += 1;
+            self.writes_since_datasync += 1;
+            if self.spec.fsync_every > 0 && self.writes_since_sync >= self.spec.fsync_every {
+                self.writes_since_sync = 0;
+                self.pending_sync = Some(Dir::Sync);
+            } else if self.spec.fdatasync_every > 0 && self.writes_since_datasync >= self.spec.fdatasync_every {
+                self.writes_since_datasync = 0;
+                self.pending_sync = Some(Dir::DataSync);
+            }
+        }
+        let r = f.range;
+        NextIo { dir, file: fi, offset: r.offset + off, len }
+    }
+
+    fn reset_file(&mut self, fi: usize) {
+        let f = &mut self.files[fi];
+        f.last_pos = [0; 3];
+        f.last_start = [None; 3];
+        f.done = false;
+        if let Some(m) = f.map.as_mut() {
+            m.clear();
+        }
+    }
+
+    /// Files are served round-robin, one I/O each (fio's `file_service_type=roundrobin`).
+    fn pick_file(&mut self) -> Option<usize> {
+        let n = self.files.len();
+        for _ in 0..n {
+            let fi = self.next_file % n;
+            self.next_file = (self.next_file + 1) % n;
+            if !self.files[fi].done {
+                return Some(fi);
+            }
+        }
+        None
+    }
+
+    /// fio's `get_rw_ddir`: mixed workloads draw a direction, and keep it for a number of I/Os
+    /// that keeps the mix at `rwmixread`.
+    fn next_dir(&mut self) -> Dir {
+        let s = &self.spec;
+        if s.read && s.write {
+            if self.issues[self.rwmix_dir] >= self.rwmix_issues {
+                let v = self.rng_mix.between(1, 100) as u32;
+                let dir = if v <= s.rwmix_read { 0 } else { 1 };
+                if dir != self.rwmix_dir {
+                    let diff = if self.rwmix_dir == 0 { 100 - s.rwmix_read } else { s.rwmix_read };
+                    self.rwmix_issues = self.issues[self.rwmix_dir] * u64::from(diff) / 100;
+                }
+                self.rwmix_dir = dir;
+            }
+            return if self.rwmix_dir == 0 { Dir::Read } else { Dir::Write };
+        }
+        if s.read {
+            Dir::Read
+        } else if s.write {
+            Dir::Write
+        } else {
+            Dir::Trim
+        }
+    }
+
+    /// Offset relative to the range start, or `None` when the file is exhausted for this pass.
+    fn next_offset(&mut self, fi: usize, d: usize) -> Option<u64> {
+        let spec = &self.spec;
+        let len = {
+            let r = self.files[fi].range;
+            r.len.min(r.size.saturating_sub(r.offset))
+        };
+        let random_now = if spec.random {
+            if spec.rw_modifier > 1 {
+                self.seq_nr -= 1;
+                if self.seq_nr == 0 {
+                    self.seq_nr = spec.rw_modifier;
+                    true
+                } else {
+                    false
+                }
+            } else {
+                true
+            }
+        } else {
+            false
+        };
+        if spec.random && !random_now {
+            let f = &self.files[fi];
+            if spec.sequencer_identical {
+                return Some(f.last_start[d].unwrap_or(0));
+            }
+            if f.last_pos[d] < len {
+                return Some(f.last_pos[d]);
+            }
+            return self.random_offset(fi, d, len);
+        }
+        if spec.random {
+            return self.random_offset(fi, d, len);
+        }
+        // Sequential: from the last position, plus the `:N` gap after the first I/O.
+        let f = &self.files[fi];
+        let mut pos = f.last_pos[d];
+        if pos > 0 && spec.rw_modifier > 0 {
+            pos += spec.rw_modifier;
+            if pos >= len && spec.time_based {
+                pos = 0;
+            }
+        }
+        (pos < len).then_some(pos)
+    }
+
+    fn random_offset(&mut self, fi: usize, d: usize, len: u64) -> Option<u64> {
+        let align = self.spec.bs[d].align.max(1);
+        let min_bs = self.spec.bs[d].min;
+        let usable = len.saturating_sub(min_bs.saturating_sub(align));
+        let lastb = usable / align;
+        if lastb == 0 {
+            return None;
+        }
+        let f = &mut self.files[fi];
+        let b = match f.dist.as_mut() {
+            Some(dist) => dist.next(&mut self.rng_dist) % lastb,
+            None => {
+                let b = ((lastb as f64) * self.rng_offset.unit()) as u64;
+                let b = b.min(lastb - 1);
+                match f.map.as_ref() {
+                    Some(map) if !map.is_free(b) => map.next_free(b)?,
+                    Some(map) if map.used >= map.nr => return None,
+                    _ => b,
+                }
+            }
+        };
+        Some(b * align)
+    }
+
+    /// fio's `get_next_buflen`: fixed, a range, or a split; never past the range end.
+    fn next_buflen(&mut self, fi: usize, d: usize, off: u64) -> Option<u64> {
+        let bs = &self.spec.bs[d];
+        let r = self.files[fi].range;
+        let room = r.len.min(r.size.saturating_sub(r.offset)).saturating_sub(off);
+        let fits = |n: u64| n <= room;
+        if bs.min == bs.max {
+            return fits(bs.min).then_some(bs.min);
+        }
+        if !fits(bs.min) {
+            return None;
+        }
+        let rng = &mut self.rng_bs[d];
+        for _ in 0..64 {
+            let mut len = if bs.split.is_empty() {
+                bs.min + (bs.max as f64 * rng.unit()) as u64
+            } else {
+                let pick = rng.unit() * 100.0;
+                let mut acc = 0.0;
+                let mut chosen = bs.split[bs.split.len() - 1].0;
+                for &(size, pct) in &bs.split {
+                    if pct == 0 {
+                        continue;
+                    }
+                    acc += f64::from(pct);
+                    if pick < acc && fits(size) {
+                        chosen = size;
+                        break;
+                    }
+                }
+                chosen
+            };
+            if bs.min.is_power_of_two() {
+                len &= !(bs.min - 1);
+            } else {
+                len -= len % bs.min;
+            }
+            len = len.clamp(bs.min, bs.max);
+            if fits(len) {
+                return Some(len);
+            }
+        }
+        Some(bs.min)
+    }
+}
+
+impl DistState {
+    fn new(kind: Distribution, nranges: u64, rng: &mut Rng) -> DistState {
+        let rand_off = rng.next_u64() % nranges;
+        let (zetan, zeta2) = match kind {
+            Distribution::Zipf(theta) => {
+                // The generalised harmonic number ζ(n, θ), summed over at most 10 M terms as fio caps it.
+                let n = nranges.min(10_000_000);
+                let zetan: f64 = (1..=n).map(|i| (i as f64).powf(-theta)).sum();
+                (zetan, 1.0 + 0.5f64.powf(theta))
+            }
+            _ => (0.0, 0.0),
+        };
+        DistState { nranges, rand_off, kind, zetan, zeta2 }
+    }
+
+    fn next(&mut self, rng: &mut Rng) -> u64 {
+        let n = self.nranges as f64;
+        let val = match self.kind {
+            Distribution::Zipf(theta) => {
+                let alpha = 1.0 / (1.0 - theta);
+                let eta = (1.0 - (2.0 / n).powf(1.0 - theta)) / (1.0 - self.zeta2 / self.zetan);
+                let u = rng.unit();
+                let z = u * self.zetan;
+                let v = if z < 1.0 {
+                    1
+                } else if z < 1.0 + 0.5f64.powf(theta) {
+                    2
+                } else {
+                    1 + (n * (eta * u - eta + 1.0).powf(alpha)) as u64
+                };
+                hash_u64(v - 1)
+            }
+            Distribution::Pareto(h) => {
+                let u = rng.unit();
+                let v = (n * (1.0 - u).powf(1.0 / (1.0 - h.clamp(0.0001, 0.9999)))) as u64;
+                hash_u64(v.min(self.nranges - 1))
+            }
+            Distribution::Normal(dev) => {
+                // Sum of uniform draws (Irwin-Hall) approximates a normal around the middle of the
+                // range, with a deviation of `dev` percent of it.
+                let s: f64 = (0..12).map(|_| rng.unit()).sum::<f64>() - 6.0;
+                let center = n / 2.0;
+                let v = center + s * n * dev / 100.0;
+                return (v.clamp(0.0, n - 1.0)) as u64;
+            }
+            Distribution::Uniform => rng.next_u64(),
+        };
+        val.wrapping_add(self.rand_off) % self.nranges
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn spec(read: bool, write: bool, random: bool, size: u64, bs: u64) -> WorkloadSpec {
+        WorkloadSpec {
+            read,
+            write,
+            trim: false,
+            random,
+            rw_modifier: 0,
+            sequencer_identical: false,
+            rwmix_read: 50,
+            bs: [BlockSizes::fixed(bs), BlockSizes::fixed(bs), BlockSizes::fixed(bs)],
+            files: vec![FileRange { size, offset: 0, len: size }],
+            io_limit: size,
+            loops: 1,
+            time_based: false,
+            norandommap: false,
+            distribution: Distribution::Uniform,
+            seed: 0x1234,
+            fsync_every: 0,
+            fdatasync_every: 0,
+        }
+    }
+
+    fn drain(w: &mut Workload) -> Vec<NextIo> {
+        std::iter::from_fn(|| w.next()).take(10_000_000).collect()
+    }
+
+    #[test]
+    fn sequential_write_covers_the_file_once() {
+        let mut w = Workload::new(spec(false, true, false, 1 << 20, 4096));
+        let ios = drain(&mut w);
+        assert_eq!(ios.len(), 256);
+        assert!(ios.iter().enumerate().all(|(i, io)| io.offset == i as u64 * 4096 && io.dir == Dir::Write));
+    }
+
+    #[test]
+    fn random_read_hits_every_block_once() {
+        let mut w = Workload::new(spec(true, false, true, 8 << 20, 4096));
+        let ios = drain(&mut w);
+        assert_eq!(ios.len(), 2048);
+        let offs: HashSet<u64> = ios.iter().map(|i| i.offset).collect();
+        assert_eq!(offs.len(), 2048, "the random map gives each block once");
+        assert!(ios.windows(2).any(|p| p[1].offset != p[0].offset + 4096), "not sequential");
+    }
+
+    #[test]
+    fn randrw_mix_is_near_the_ratio() {
+        let mut s = spec(true, true, true, 256 << 20, 4096);
+        s.rwmix_read = 70;
+        let mut w = Workload::new(s);
+        let ios = drain(&mut w);
+        assert_eq!(ios.len(), 65536);
+        let reads = ios.iter().filter(|i| i.dir == Dir::Read).count() as f64;
+        let share = reads / ios.len() as f64;
+        assert!((share - 0.70).abs() < 0.02, "read share {share}");
+    }
+
+    #[test]
+    fn seeds_repeat() {
+        let a = drain(&mut Workload::new(spec(false, true, true, 1 << 20, 4096)));
+        let b = drain(&mut Workload::new(spec(false, true, true, 1 << 20, 4096)));
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn round_robin_files_and_gaps() {
+        let mut s = spec(true, false, false, 64 << 10, 4096);
+        s.files = vec![FileRange { size: 64 << 10, offset: 0, len: 32 << 10 }; 2];
+        let ios = drain(&mut Workload::new(s.clone()));
+        assert_eq!(ios.len(), 16);
+        assert_eq!((ios[0].file, ios[1].file, ios[2].file), (0, 1, 0));
+        s.files = vec![FileRange { size: 64 << 10, offset: 0, len: 64 << 10 }];
+        s.rw_modifier = 4096;
+        let ios = drain(&mut Workload::new(s));
+        assert_eq!(ios.iter().map(|i| i.offset).take(3).collect::<Vec<_>>(), vec![0, 8192, 16384]);
+    }
+
+    #[test]
+    fn bsrange_and_bssplit_stay_in_bounds() {
+        let mut s = spec(false, true, true, 64 << 20, 4096);
+        s.bs[1] = BlockSizes { min: 4096, max: 65536, split: vec![], align: 4096 };
+        for io in drain(&mut Workload::new(s.clone())) {
+            assert!(io.len >= 4096 && io.len <= 65536 && io.len % 4096 == 0, "{io:?}");
+        }
+        s.bs[1] = BlockSizes { min: 4096, max: 65536, split: vec![(4096, 50), (65536, 50)], align: 4096 };
+        // As fio's keep_running: the job ends once less than the largest block size is left; the
+        // random map shortens I/Os that run into used blocks.
+        let total: u64 = drain(&mut Workload::new(s.clone())).iter().map(|i| i.len).sum();
+        assert!(total <= 64 << 20 && total > (64 << 20) - 65536, "{total}");
+        s.norandommap = true;
+        let ios = drain(&mut Workload::new(s));
+        let big = ios.iter().filter(|i| i.len == 65536).count() as f64;
+        let small = ios.iter().filter(|i| i.len == 4096).count() as f64;
+        assert!((big / (big + small) - 0.5).abs() < 0.05, "{big} {small}");
+    }
+
+    #[test]
+    fn fsync_every_n_writes() {
+        let mut s = spec(false, true, false, 64 << 10, 4096);
+        s.fsync_every = 4;
+        let ios = drain(&mut Workload::new(s));
+        assert_eq!(ios.iter().filter(|i| i.dir == Dir::Sync).count(), 4);
+        assert_eq!(ios[4].dir, Dir::Sync);
+    }
+
+    #[test]
+    fn time_based_wraps() {
+        let mut s = spec(false, true, true, 64 << 10, 4096);
+        s.time_based = true;
+        let mut w = Workload::new(s);
+        let ios: Vec<NextIo> = (0..100).map(|_| w.next().unwrap()).collect();
+        assert!(ios.iter().all(|i| i.offset < 64 << 10));
+    }
+
+    #[test]
+    fn skewed_distributions_stay_in_range() {
+        for d in [Distribution::Zipf(1.2), Distribution::Pareto(0.9), Distribution::Normal(10.0)] {
+            let mut s = spec(true, false, true, 16 << 20, 4096);
+            s.distribution = d;
+            let ios = drain(&mut Workload::new(s));
+            assert_eq!(ios.len(), 4096, "{d:?}: size-bounded");
+            let distinct: HashSet<u64> = ios.iter().map(|i| i.offset).collect();
+            assert!(distinct.len() < 4096, "{d:?} repeats hot blocks");
+            assert!(ios.iter().all(|i| i.offset < 16 << 20));
+        }
+    }
+}
