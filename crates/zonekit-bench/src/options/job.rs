@@ -1,0 +1,791 @@
+//! Typed job options: what one job asks for once the option table has parsed its text and
+//! `job.rs` has applied fio's cross-option fixups (`init.c:fixup_options`).
+//!
+//! Field names are fio's option names in snake_case; they stay stable. Per-direction arrays are
+//! indexed read 0, write 1, trim 2, as fio's `DDIR_*` and the workload's arrays are.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+/// Index of the read direction in per-direction arrays.
+pub const READ: usize = 0;
+/// Index of the write direction in per-direction arrays.
+pub const WRITE: usize = 1;
+/// Index of the trim direction in per-direction arrays.
+pub const TRIM: usize = 2;
+
+/// A size that fio lets the user give as bytes, as a percentage of the file or device, or as a
+/// number of zones (`size`, `offset`, `io_size`, `offset_increment`, `zoneskip`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeSpec {
+    /// An absolute number of bytes.
+    Bytes(u64),
+    /// A percentage (0–100) of the file or device size (`size=50%`).
+    Percent(u32),
+    /// A number of zones (`size=8z`), resolved against the zone size when files are set up.
+    Zones(u32),
+}
+
+impl SizeSpec {
+    /// The byte count if the value is absolute.
+    pub fn bytes(self) -> Option<u64> {
+        match self {
+            SizeSpec::Bytes(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// True for `Bytes(0)`, fio's "not set" for `size`, `offset` and `io_size`.
+    pub fn is_zero(self) -> bool {
+        matches!(self, SizeSpec::Bytes(0) | SizeSpec::Percent(0) | SizeSpec::Zones(0))
+    }
+}
+
+/// The I/O pattern of `rw=` (fio's `td_ddir`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RwMode {
+    /// `read`: sequential reads.
+    Read,
+    /// `write`: sequential writes.
+    Write,
+    /// `trim`: sequential trims.
+    Trim,
+    /// `randread`: random reads.
+    RandRead,
+    /// `randwrite`: random writes.
+    RandWrite,
+    /// `randtrim`: random trims.
+    RandTrim,
+    /// `rw` / `readwrite`: sequential mixed reads and writes.
+    ReadWrite,
+    /// `randrw`: random mixed reads and writes.
+    RandRw,
+    /// `trimwrite`: sequential trim then write of each block.
+    TrimWrite,
+    /// `randtrimwrite`: random trim then write of each block.
+    RandTrimWrite,
+}
+
+impl RwMode {
+    /// fio's name of the mode, as `rw=` takes it (`readwrite` is reported as `rw`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RwMode::Read => "read",
+            RwMode::Write => "write",
+            RwMode::Trim => "trim",
+            RwMode::RandRead => "randread",
+            RwMode::RandWrite => "randwrite",
+            RwMode::RandTrim => "randtrim",
+            RwMode::ReadWrite => "rw",
+            RwMode::RandRw => "randrw",
+            RwMode::TrimWrite => "trimwrite",
+            RwMode::RandTrimWrite => "randtrimwrite",
+        }
+    }
+
+    /// True when offsets are random.
+    pub fn is_random(self) -> bool {
+        matches!(self, RwMode::RandRead | RwMode::RandWrite | RwMode::RandTrim | RwMode::RandRw | RwMode::RandTrimWrite)
+    }
+
+    /// True when the job reads.
+    pub fn reads(self) -> bool {
+        matches!(self, RwMode::Read | RwMode::RandRead | RwMode::ReadWrite | RwMode::RandRw)
+    }
+
+    /// True when the job writes.
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            RwMode::Write
+                | RwMode::RandWrite
+                | RwMode::ReadWrite
+                | RwMode::RandRw
+                | RwMode::TrimWrite
+                | RwMode::RandTrimWrite
+        )
+    }
+
+    /// True when the job trims.
+    pub fn trims(self) -> bool {
+        matches!(self, RwMode::Trim | RwMode::RandTrim | RwMode::TrimWrite | RwMode::RandTrimWrite)
+    }
+
+    /// True for the mixed read/write modes where `rwmixread` applies.
+    pub fn is_mixed(self) -> bool {
+        matches!(self, RwMode::ReadWrite | RwMode::RandRw)
+    }
+}
+
+/// How offsets follow the random one chosen every `N` I/Os of `rw=randX:N` (`rw_sequencer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RwSequencer {
+    /// `sequential`: the next `N - 1` offsets follow on sequentially.
+    Sequential,
+    /// `identical`: the same offset is used `N` times.
+    Identical,
+}
+
+/// One entry of `bssplit`: a block size and the percentage of I/Os that use it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BsSplit {
+    /// Block size in bytes.
+    pub bs: u64,
+    /// Percentage of I/Os (0–100) of that size; the entries of one direction add up to 100.
+    pub perc: u32,
+}
+
+/// One entry of `random_distribution=zoned:` / `zoned_abs:`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ZoneSplit {
+    /// Percentage of accesses that go to this part of the range.
+    pub access_perc: u32,
+    /// Size of the part: percent of the range (`zoned`) or bytes (`zoned_abs`).
+    pub size: u64,
+}
+
+/// How random offsets are distributed (`random_distribution`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RandomDistribution {
+    /// `random`: uniform.
+    Random,
+    /// `zipf[:θ[:center]]`; θ defaults to 1.1 and must not be 1.0.
+    Zipf {
+        /// The exponent θ.
+        theta: f64,
+        /// Where the hot spot sits in the range, 0.0–1.0 (`None`: fio's default).
+        center: Option<f64>,
+    },
+    /// `pareto[:h[:center]]`; 0 < h < 1, default 0.2.
+    Pareto {
+        /// The shape h.
+        h: f64,
+        /// Where the hot spot sits in the range, 0.0–1.0.
+        center: Option<f64>,
+    },
+    /// `normal[:σ[:center]]`: Gaussian with deviation σ in percent of the range (0 ≤ σ < 100).
+    Normal {
+        /// The deviation in percent of the range.
+        sigma: f64,
+        /// Where the mean sits in the range, 0.0–1.0.
+        center: Option<f64>,
+    },
+    /// `zoned:a/s:…` per direction: `a`% of accesses to `s`% of the range.
+    Zoned([Vec<ZoneSplit>; 3]),
+    /// `zoned_abs:a/s:…` per direction: `a`% of accesses to `s` bytes.
+    ZonedAbs([Vec<ZoneSplit>; 3]),
+}
+
+/// `zonemode`: how the zone options are interpreted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ZoneMode {
+    /// `none`: no zones.
+    None,
+    /// `strided`: `zonesize` bytes of each `zonerange`, then skip `zoneskip`.
+    Strided,
+    /// `zbd`: zoned block device rules (writes at write pointers).
+    Zbd,
+}
+
+/// Which errors `continue_on_error` lets a job continue past (fio's bit mask).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ContinueOnError {
+    /// Continue on read errors.
+    pub read: bool,
+    /// Continue on write errors.
+    pub write: bool,
+    /// Continue on verify errors.
+    pub verify: bool,
+}
+
+/// Engine options of `io_uring` (and `io_uring_cmd`) that zonekit understands.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct IoUringOptions {
+    /// `hipri`: polled completions (IORING_SETUP_IOPOLL).
+    pub hipri: bool,
+    /// `fixedbufs`: register the I/O buffers with the ring.
+    pub fixedbufs: bool,
+    /// `registerfiles`: register the files with the ring.
+    pub registerfiles: bool,
+    /// `sqthread_poll`: a kernel thread polls the submission queue.
+    pub sqthread_poll: bool,
+    /// `sqthread_poll_cpu`: CPU of the polling thread.
+    pub sqthread_poll_cpu: Option<u32>,
+    /// `nonvectored`: plain READ/WRITE opcodes instead of READV/WRITEV (fio 3.33 default: -1, i.e. on
+    /// when the kernel supports it; `None` keeps that default).
+    pub nonvectored: Option<bool>,
+    /// `uncached`: RWF_UNCACHED for buffered I/O.
+    pub uncached: bool,
+    /// `nowait`: RWF_NOWAIT.
+    pub nowait: bool,
+    /// `force_async`: set IOSQE_ASYNC on every N-th request (0: never).
+    pub force_async: u32,
+}
+
+/// Engine options of `libaio` that zonekit understands.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LibaioOptions {
+    /// `userspace_reap`: reap completions from the ring in user space.
+    pub userspace_reap: bool,
+    /// `nowait`: RWF_NOWAIT.
+    pub nowait: bool,
+}
+
+/// Engine options of `pvsync2`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Pvsync2Options {
+    /// `hipri`: RWF_HIPRI on every I/O.
+    pub hipri: bool,
+    /// `hipri_percentage`: RWF_HIPRI on this percentage of I/Os.
+    pub hipri_percentage: u32,
+    /// `uncached`: RWF_UNCACHED.
+    pub uncached: bool,
+    /// `nowait`: RWF_NOWAIT.
+    pub nowait: bool,
+}
+
+/// The options of one job after parsing and fio's fixups.
+///
+/// Invariants after `job::resolve`: `bs`, `min_bs`, `max_bs` are ≥ 1 and `min_bs ≤ bs ≤ max_bs`
+/// per direction; `rwmixread + rwmixwrite == 100`; `direct == !buffered`;
+/// `iodepth_batch_submit ≤ iodepth` and non-zero; `iodepth_batch_complete_min ≤
+/// iodepth_batch_complete_max`; `time_based` implies `runtime.is_some()`; `blockalign` is non-zero.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobOptions {
+    // ---- description ----
+    /// `name`: the job's name (the section name or `--name`).
+    pub name: String,
+    /// `description`: free text, echoed in the JSON output.
+    pub description: Option<String>,
+
+    // ---- files ----
+    /// `filename`: the raw `:`-separated list; see [`JobOptions::filenames`].
+    pub filename: Option<String>,
+    /// `directory`: directory (or `:`-separated directories) for generated file names.
+    pub directory: Option<String>,
+    /// `filename_format`: template for generated names (`$jobname.$jobnum.$filenum`).
+    pub filename_format: String,
+    /// `unique_filename`: prefix file names with the client address (client/server mode only).
+    pub unique_filename: bool,
+    /// `nrfiles`: number of files per job.
+    pub nrfiles: u32,
+    /// `openfiles`: files kept open at once (0: all).
+    pub openfiles: u32,
+    /// `file_service_type`: how the next file is chosen (fio's value, as written, e.g.
+    /// `roundrobin`, `random`, `sequential`, `zipf:1.2`).
+    pub file_service_type: String,
+    /// `filesize`: size of each file, as a range `(low, high)` (equal when not a range); `None`:
+    /// `size / nrfiles`.
+    pub filesize: Option<(u64, u64)>,
+    /// `size`: total size of the job's I/O region; `None`: the size of the files.
+    pub size: Option<SizeSpec>,
+    /// `fill_device` / `fill_fs`: write until the device is full.
+    pub fill_device: bool,
+    /// `file_append`: start I/O at the end of the file.
+    pub file_append: bool,
+    /// `offset`: where I/O starts in each file.
+    pub offset: SizeSpec,
+    /// `offset_increment`: added to `offset` for each clone of `numjobs`.
+    pub offset_increment: SizeSpec,
+    /// `offset_align`: alignment of a percentage `offset` (0: the minimum block size).
+    pub offset_align: u64,
+    /// `io_size` / `io_limit`: bytes to transfer; `None`: `size`.
+    pub io_size: Option<SizeSpec>,
+    /// `number_ios`: stop after this many I/Os (0: no limit).
+    pub number_ios: u64,
+    /// `loops`: repeat the job this many times.
+    pub loops: u32,
+    /// `create_serialize`, `create_fsync`, `create_on_open`, `create_only`, `allow_file_create`,
+    /// `pre_read`, `overwrite`: file layout controls.
+    pub create_serialize: bool,
+    /// `create_fsync`: fsync a file after laying it out.
+    pub create_fsync: bool,
+    /// `create_on_open`: create files when they are opened for I/O.
+    pub create_on_open: bool,
+    /// `create_only`: only lay out the files.
+    pub create_only: bool,
+    /// `allow_file_create`: may create files that do not exist.
+    pub allow_file_create: bool,
+    /// `pre_read`: read the files into the page cache before the job.
+    pub pre_read: bool,
+    /// `overwrite`: lay the file out first, so writes overwrite data (forced on when reading).
+    pub overwrite: bool,
+    /// `fallocate`: `none`, `native`, `posix`, `keep`, `truncate` (`0` = none, `1` = posix).
+    pub fallocate: String,
+    /// `unlink`: delete the files when the job ends.
+    pub unlink: bool,
+    /// `unlink_each_loop`: delete the files after each loop.
+    pub unlink_each_loop: bool,
+    /// `invalidate`: drop the page cache of the files before the job.
+    pub invalidate: bool,
+
+    // ---- the I/O pattern ----
+    /// `rw` / `readwrite`: the pattern.
+    pub rw: RwMode,
+    /// The `:N` suffix of `rw`: for random modes a new random offset every N I/Os (default 1);
+    /// for sequential modes a gap of N bytes added after each I/O (default 0).
+    pub rw_modifier: u64,
+    /// `rw_sequencer`.
+    pub rw_sequencer: RwSequencer,
+    /// `rwmixread`: percent of reads in mixed modes.
+    pub rwmixread: u32,
+    /// `rwmixwrite`: percent of writes in mixed modes (always `100 - rwmixread`).
+    pub rwmixwrite: u32,
+    /// `percentage_random`: percent of random I/Os per direction in random modes.
+    pub percentage_random: [u32; 3],
+    /// `bs` / `blocksize` per direction (`bs=r,w,t`).
+    pub bs: [u64; 3],
+    /// Smallest block size per direction (`bsrange`, `bssplit`; else `bs`).
+    pub min_bs: [u64; 3],
+    /// Largest block size per direction.
+    pub max_bs: [u64; 3],
+    /// `bsrange` / `blocksize_range` as given, per direction.
+    pub bsrange: Option<[(u64, u64); 3]>,
+    /// `bssplit` per direction (empty: not used), sorted by percentage as fio sorts it.
+    pub bssplit: [Vec<BsSplit>; 3],
+    /// `blockalign` / `ba` per direction (resolved: the minimum block size unless given for a
+    /// random job).
+    pub blockalign: [u64; 3],
+    /// `bs_unaligned`: block sizes need not be multiples of 512.
+    pub bs_unaligned: bool,
+    /// `bs_is_seq_rand`: `bs=a,b` means sequential,random instead of read,write.
+    pub bs_is_seq_rand: bool,
+    /// `randrepeat`: seed the generators the same way every run (off when `randseed` is set).
+    pub randrepeat: bool,
+    /// `allrandrepeat`: `randrepeat` for every generator.
+    pub allrandrepeat: bool,
+    /// `randseed`: the seed (fio's default 0x89).
+    pub randseed: u64,
+    /// `norandommap`: do not track which blocks were done (forced on by a non-uniform
+    /// distribution or `blockalign`).
+    pub norandommap: bool,
+    /// `softrandommap`: carry on without the map if it cannot be allocated.
+    pub softrandommap: bool,
+    /// `random_generator`: `tausworthe`, `lfsr` or `tausworthe64`.
+    pub random_generator: String,
+    /// `random_distribution`.
+    pub random_distribution: RandomDistribution,
+
+    // ---- engine and queue ----
+    /// `ioengine`: the engine name as written (e.g. `psync`, `io_uring`, `libaio`, `null`).
+    pub ioengine: String,
+    /// `iodepth`: I/Os kept in flight.
+    pub iodepth: u32,
+    /// `iodepth_batch` / `iodepth_batch_submit`: I/Os submitted at once (resolved: ≤ iodepth,
+    /// 0 becomes iodepth).
+    pub iodepth_batch_submit: u32,
+    /// `iodepth_batch_complete_min` / `iodepth_batch_complete`: least completions to wait for.
+    pub iodepth_batch_complete_min: u32,
+    /// `iodepth_batch_complete_max`: most completions to reap at once (resolved: ≥ min).
+    pub iodepth_batch_complete_max: u32,
+    /// `iodepth_low`: refill the queue when it drains to this (resolved: ≤ iodepth).
+    pub iodepth_low: u32,
+    /// `io_submit_mode`: `inline` or `offload`.
+    pub io_submit_mode: String,
+    /// `direct`: O_DIRECT (the negation of `buffered`).
+    pub direct: bool,
+    /// `buffered`: always `!direct`.
+    pub buffered: bool,
+    /// `sync`: `none`, `sync` (O_SYNC) or `dsync` (O_DSYNC).
+    pub sync: String,
+    /// `fsync`: fsync after this many writes (0: never).
+    pub fsync: u32,
+    /// `fdatasync`: fdatasync after this many writes (0: never).
+    pub fdatasync: u32,
+    /// `end_fsync`: fsync the files when the job ends.
+    pub end_fsync: bool,
+    /// `fsync_on_close`: fsync each file when it is closed.
+    pub fsync_on_close: bool,
+    /// `io_uring` / `io_uring_cmd` engine options.
+    pub io_uring: IoUringOptions,
+    /// `libaio` engine options.
+    pub libaio: LibaioOptions,
+    /// `pvsync2` engine options.
+    pub pvsync2: Pvsync2Options,
+    /// Engine options (name, value as written) of the job's engine, in the order given.
+    pub engine_options: Vec<(String, Option<String>)>,
+
+    // ---- jobs, threads, groups ----
+    /// `numjobs`: clones of this job.
+    pub numjobs: u32,
+    /// `thread`: run jobs as threads (zonekit always uses threads).
+    pub thread: bool,
+    /// `group_reporting`: report the group as one.
+    pub group_reporting: bool,
+    /// `new_group`: this job starts a new reporting group.
+    pub new_group: bool,
+    /// `stonewall` / `wait_for_previous`: wait for earlier jobs, start a new group.
+    pub stonewall: bool,
+    /// `wait_for`: name of a job this one waits for.
+    pub wait_for: Option<String>,
+    /// `exitall`: when this job ends, end the others.
+    pub exitall: bool,
+    /// `exit_what`: what `exitall` ends: `group`, `stonewall` or `all`.
+    pub exit_what: String,
+    /// `exitall_on_error`: end all jobs when this one fails.
+    pub exitall_on_error: bool,
+
+    // ---- time ----
+    /// `runtime` / `timeout`: stop after this long (`None`: no limit).
+    pub runtime: Option<Duration>,
+    /// `time_based`: loop over the region until `runtime` is up.
+    pub time_based: bool,
+    /// `ramp_time`: run this long before measuring.
+    pub ramp_time: Duration,
+    /// `startdelay`: wait this long before starting; a range `(low, high)` picks a random delay.
+    pub startdelay: (Duration, Duration),
+    /// `thinktime`: pause between I/Os.
+    pub thinktime: Duration,
+    /// `thinktime_spin`: spin (busy) this part of `thinktime`.
+    pub thinktime_spin: Duration,
+    /// `thinktime_blocks`: I/Os between think times.
+    pub thinktime_blocks: u32,
+
+    // ---- rate ----
+    /// `rate`: bandwidth cap per direction in bytes/s (0: none).
+    pub rate: [u64; 3],
+    /// `rate_min` / `ratemin`: least bandwidth per direction.
+    pub rate_min: [u64; 3],
+    /// `rate_iops`: IOPS cap per direction (0: none).
+    pub rate_iops: [u32; 3],
+    /// `rate_iops_min`: least IOPS per direction.
+    pub rate_iops_min: [u32; 3],
+
+    // ---- buffers ----
+    /// `zero_buffers`: fill buffers with zeros.
+    pub zero_buffers: bool,
+    /// `refill_buffers`: refill buffers before every write.
+    pub refill_buffers: bool,
+    /// `scramble_buffers`: lightly scramble buffers before every write.
+    pub scramble_buffers: bool,
+    /// `buffer_pattern`: fill pattern as written.
+    pub buffer_pattern: Option<String>,
+    /// `buffer_compress_percentage`.
+    pub buffer_compress_percentage: u32,
+    /// `buffer_compress_chunk`.
+    pub buffer_compress_chunk: u32,
+    /// `dedupe_percentage`.
+    pub dedupe_percentage: u32,
+
+    // ---- errors ----
+    /// `continue_on_error`.
+    pub continue_on_error: ContinueOnError,
+
+    // ---- statistics and output ----
+    /// `percentile_list`: the percentiles reported (at most 20).
+    pub percentile_list: Vec<f64>,
+    /// Digits after the decimal point of the longest percentile written (fio's
+    /// `percentile_precision`).
+    pub percentile_precision: u32,
+    /// `clat_percentiles`.
+    pub clat_percentiles: bool,
+    /// `lat_percentiles`.
+    pub lat_percentiles: bool,
+    /// `slat_percentiles`.
+    pub slat_percentiles: bool,
+    /// `significant_figures`: digits for normal output (1–10).
+    pub significant_figures: u32,
+    /// `gtod_reduce`.
+    pub gtod_reduce: bool,
+    /// `disable_lat`.
+    pub disable_lat: bool,
+    /// `disable_clat`.
+    pub disable_clat: bool,
+    /// `disable_slat`.
+    pub disable_slat: bool,
+    /// `disable_bw_measurement` / `disable_bw`.
+    pub disable_bw_measurement: bool,
+    /// `stats`: collect statistics at all.
+    pub stats: bool,
+    /// `unified_rw_reporting`: `none`, `mixed` or `both`.
+    pub unified_rw_reporting: String,
+    /// `kb_base`: 1024 (default; input prefixes inverted) or 1000.
+    pub kb_base: u32,
+    /// `unit_base`: 0 (auto), 8 (bytes) or 1 (bits).
+    pub unit_base: u32,
+    /// `disk_util`: report disk utilisation.
+    pub disk_util: bool,
+    /// `bwavgtime`: bandwidth sample window in ms.
+    pub bwavgtime: u32,
+    /// `iopsavgtime`: IOPS sample window in ms.
+    pub iopsavgtime: u32,
+    /// `write_bw_log`: log file prefix (the job name when given without a value).
+    pub write_bw_log: Option<String>,
+    /// `write_lat_log`: log file prefix.
+    pub write_lat_log: Option<String>,
+    /// `write_iops_log`: log file prefix.
+    pub write_iops_log: Option<String>,
+    /// `write_hist_log`: log file prefix.
+    pub write_hist_log: Option<String>,
+    /// `log_avg_msec`: average log entries over this many ms (0: one entry per I/O).
+    pub log_avg_msec: u32,
+    /// `log_hist_msec`: histogram log interval in ms.
+    pub log_hist_msec: u32,
+    /// `log_max_value`: log the window's maximum instead of its average.
+    pub log_max_value: bool,
+    /// `log_offset`: add the I/O offset to each log entry.
+    pub log_offset: bool,
+    /// `log_prio`: add the I/O priority to each log entry.
+    pub log_prio: bool,
+    /// `per_job_logs`: include the job number in log file names.
+    pub per_job_logs: bool,
+    /// `log_unix_epoch`: time stamps since the Unix epoch.
+    pub log_unix_epoch: bool,
+
+    // ---- zones (zonemode itself comes later) ----
+    /// `zonemode`.
+    pub zonemode: ZoneMode,
+    /// `zonesize` in bytes (0: not set).
+    pub zonesize: u64,
+    /// `zonecapacity` in bytes (0: the zone size).
+    pub zonecapacity: u64,
+    /// `zonerange` in bytes (strided mode; 0: `zonesize`).
+    pub zonerange: u64,
+    /// `zoneskip`.
+    pub zoneskip: SizeSpec,
+    /// `read_beyond_wp`.
+    pub read_beyond_wp: bool,
+    /// `max_open_zones` (0: the device limit).
+    pub max_open_zones: u32,
+    /// `job_max_open_zones` (0: no per-job limit).
+    pub job_max_open_zones: u32,
+    /// `ignore_zone_limits`.
+    pub ignore_zone_limits: bool,
+    /// `zone_reset_threshold`, 0.0–1.0.
+    pub zone_reset_threshold: f64,
+    /// `zone_reset_frequency`, 0.0–1.0.
+    pub zone_reset_frequency: f64,
+
+    // ---- bookkeeping ----
+    /// Canonical names of the options set explicitly (in a section, a global section or on the
+    /// command line), as fio's `fio_option_is_set`.
+    pub set: BTreeSet<&'static str>,
+}
+
+impl JobOptions {
+    /// The files named by `filename`, split on `:` with `\:` kept as a literal colon (fio's
+    /// `get_next_str`: empty names are skipped).
+    pub fn filenames(&self) -> Vec<String> {
+        self.filename.as_deref().map(split_colon_list).unwrap_or_default()
+    }
+
+    /// The directories named by `directory` (`:`-separated, as `filename`).
+    pub fn directories(&self) -> Vec<String> {
+        self.directory.as_deref().map(split_colon_list).unwrap_or_default()
+    }
+
+    /// True when the option (canonical name) was set explicitly.
+    pub fn is_set(&self, name: &str) -> bool {
+        self.set.contains(name)
+    }
+
+    /// The smallest block size over the directions the job uses (fio's `td_min_bs`).
+    pub fn min_bs_used(&self) -> u64 {
+        let mut m = u64::MAX;
+        if self.rw.reads() {
+            m = m.min(self.min_bs[READ]);
+        }
+        if self.rw.writes() {
+            m = m.min(self.min_bs[WRITE]);
+        }
+        if self.rw.trims() {
+            m = m.min(self.min_bs[TRIM]);
+        }
+        if m == u64::MAX { self.min_bs[READ] } else { m }
+    }
+}
+
+/// The defaults of fio 3.33 for every option (`fill_default_options`).
+impl Default for JobOptions {
+    fn default() -> Self {
+        JobOptions {
+            name: String::new(),
+            description: None,
+            filename: None,
+            directory: None,
+            filename_format: "$jobname.$jobnum.$filenum".to_string(),
+            unique_filename: true,
+            nrfiles: 1,
+            openfiles: 0,
+            file_service_type: "roundrobin".to_string(),
+            filesize: None,
+            size: None,
+            fill_device: false,
+            file_append: false,
+            offset: SizeSpec::Bytes(0),
+            offset_increment: SizeSpec::Bytes(0),
+            offset_align: 0,
+            io_size: None,
+            number_ios: 0,
+            loops: 1,
+            create_serialize: true,
+            create_fsync: true,
+            create_on_open: false,
+            create_only: false,
+            allow_file_create: true,
+            pre_read: false,
+            overwrite: false,
+            fallocate: "native".to_string(),
+            unlink: false,
+            unlink_each_loop: false,
+            invalidate: true,
+            rw: RwMode::Read,
+            rw_modifier: 0,
+            rw_sequencer: RwSequencer::Sequential,
+            rwmixread: 50,
+            rwmixwrite: 50,
+            percentage_random: [100; 3],
+            bs: [4096; 3],
+            min_bs: [4096; 3],
+            max_bs: [4096; 3],
+            bsrange: None,
+            bssplit: [Vec::new(), Vec::new(), Vec::new()],
+            blockalign: [4096; 3],
+            bs_unaligned: false,
+            bs_is_seq_rand: false,
+            randrepeat: true,
+            allrandrepeat: false,
+            randseed: 0x89,
+            norandommap: false,
+            softrandommap: false,
+            random_generator: "tausworthe".to_string(),
+            random_distribution: RandomDistribution::Random,
+            ioengine: "psync".to_string(),
+            iodepth: 1,
+            iodepth_batch_submit: 1,
+            iodepth_batch_complete_min: 1,
+            iodepth_batch_complete_max: 1,
+            iodepth_low: 1,
+            io_submit_mode: "inline".to_string(),
+            direct: false,
+            buffered: true,
+            sync: "none".to_string(),
+            fsync: 0,
+            fdatasync: 0,
+            end_fsync: false,
+            fsync_on_close: false,
+            io_uring: IoUringOptions::default(),
+            libaio: LibaioOptions::default(),
+            pvsync2: Pvsync2Options::default(),
+            engine_options: Vec::new(),
+            numjobs: 1,
+            thread: false,
+            group_reporting: false,
+            new_group: false,
+            stonewall: false,
+            wait_for: None,
+            exitall: false,
+            exit_what: "group".to_string(),
+            exitall_on_error: false,
+            runtime: None,
+            time_based: false,
+            ramp_time: Duration::ZERO,
+            startdelay: (Duration::ZERO, Duration::ZERO),
+            thinktime: Duration::ZERO,
+            thinktime_spin: Duration::ZERO,
+            thinktime_blocks: 1,
+            rate: [0; 3],
+            rate_min: [0; 3],
+            rate_iops: [0; 3],
+            rate_iops_min: [0; 3],
+            zero_buffers: false,
+            refill_buffers: false,
+            scramble_buffers: true,
+            buffer_pattern: None,
+            buffer_compress_percentage: 0,
+            buffer_compress_chunk: 512,
+            dedupe_percentage: 0,
+            continue_on_error: ContinueOnError::default(),
+            percentile_list: vec![
+                1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99,
+            ],
+            percentile_precision: 2,
+            clat_percentiles: true,
+            lat_percentiles: false,
+            slat_percentiles: false,
+            significant_figures: 4,
+            gtod_reduce: false,
+            disable_lat: false,
+            disable_clat: false,
+            disable_slat: false,
+            disable_bw_measurement: false,
+            stats: true,
+            unified_rw_reporting: "none".to_string(),
+            kb_base: 1024,
+            unit_base: 0,
+            disk_util: true,
+            bwavgtime: 500,
+            iopsavgtime: 500,
+            write_bw_log: None,
+            write_lat_log: None,
+            write_iops_log: None,
+            write_hist_log: None,
+            log_avg_msec: 0,
+            log_hist_msec: 0,
+            log_max_value: false,
+            log_offset: false,
+            log_prio: false,
+            per_job_logs: true,
+            log_unix_epoch: false,
+            zonemode: ZoneMode::None,
+            zonesize: 0,
+            zonecapacity: 0,
+            zonerange: 0,
+            zoneskip: SizeSpec::Bytes(0),
+            read_beyond_wp: false,
+            max_open_zones: 0,
+            job_max_open_zones: 0,
+            ignore_zone_limits: false,
+            zone_reset_threshold: 0.0,
+            zone_reset_frequency: 0.0,
+            set: BTreeSet::new(),
+        }
+    }
+}
+
+/// Splits a `:`-separated list as fio's `get_next_str` does: `\:` is a literal colon, empty
+/// entries are skipped.
+pub fn split_colon_list(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                cur.push(':');
+                chars.next();
+            }
+            ':' => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            _ => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colon_lists_keep_escaped_colons() {
+        assert_eq!(split_colon_list("a:b\\:c::d"), vec!["a", "b:c", "d"]);
+        assert_eq!(split_colon_list(":x"), vec!["x"]);
+        assert!(split_colon_list("").is_empty());
+    }
+
+    #[test]
+    fn defaults_follow_fio() {
+        let o = JobOptions::default();
+        assert_eq!(o.bs, [4096; 3]);
+        assert_eq!(o.randseed, 0x89);
+        assert!(o.invalidate && o.clat_percentiles && o.buffered && !o.direct);
+        assert_eq!(o.percentile_list.len(), 17);
+    }
+}
