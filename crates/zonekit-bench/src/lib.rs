@@ -2,4 +2,5 @@
 
 pub mod options;
 pub mod rng;
+pub mod stats;
 pub mod workload;
