@@ -4,3 +4,4 @@ pub mod options;
 pub mod rng;
 pub mod stats;
 pub mod workload;
+pub mod exec;
