@@ -260,8 +260,8 @@ impl Workload {
         let seq_nr = spec.rw_modifier.max(1);
         Workload {
             rng_offset: Rng::new(seed),
-            rng_bs: [Rng::new(seed ^ 0xb5_0), Rng::new(seed ^ 0xb5_1), Rng::new(seed ^ 0xb5_2)],
-            rng_mix: Rng::new(seed ^ 0x313_7),
+            rng_bs: [Rng::new(seed ^ 0xb50), Rng::new(seed ^ 0xb51), Rng::new(seed ^ 0xb52)],
+            rng_mix: Rng::new(seed ^ 0x3137),
             rng_dist: dist_rng,
             spec,
             files,
@@ -307,6 +307,7 @@ impl Workload {
     }
 
     /// The next I/O, or `None` when the job has issued everything it should.
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Option<NextIo> {
         if let Some(dir) = self.pending_sync.take() {
             let file = self.next_file.checked_sub(1).unwrap_or(self.files.len() - 1);
