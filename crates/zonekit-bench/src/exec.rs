@@ -321,7 +321,8 @@ impl<'a> JobLoop<'a> {
                 return;
             };
             self.prepare(tag, &io);
-            let eio = Io { tag, ddir: engine_ddir(io.dir), file: io.file as u32, offset: io.offset, len: io.len as u32 };
+            let eio =
+                Io { tag, ddir: engine_ddir(io.dir), file: io.file as u32, offset: io.offset, len: io.len as u32 };
             let start = self.now();
             match self.engine.queue(&eio) {
                 Queued::Queued => {

@@ -5,3 +5,5 @@ pub mod rng;
 pub mod stats;
 pub mod workload;
 pub mod exec;
+pub mod process;
+pub mod plan;

@@ -1,0 +1,320 @@
+//! From a job's options to what its thread runs: file names (fio's `filename_format`), file
+//! sizes and ranges (`size`, `filesize`, `offset`, `offset_increment`, `nrfiles`), the
+//! workload, the statistics configuration and the loop configuration. Pure, given what the file
+//! system says about each file.
+
+use crate::exec::{BufferFill, ErrorPolicy, LoopConfig};
+use crate::options::job::{JobOptions, RandomDistribution, RwSequencer, SizeSpec};
+use crate::stats::{PercentileList, StatsConfig, log::LogConfig};
+use crate::workload::{BlockSizes, Distribution, FileRange, WorkloadSpec};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What the file system says about a job file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FileInfo {
+    /// It exists.
+    pub exists: bool,
+    /// Its size (a block device's capacity).
+    pub size: u64,
+    /// It is a block device (never laid out, never unlinked).
+    pub is_block: bool,
+}
+
+/// A job file after sizing: where the job works, and whether it must be laid out first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedFile {
+    /// Path.
+    pub path: PathBuf,
+    /// The range of the workload.
+    pub range: FileRange,
+    /// Create or extend the file to `range.size` before the job (fio's "Laying out IO file").
+    pub layout: bool,
+    /// Block device.
+    pub is_block: bool,
+}
+
+/// The paths of a job's files: `filename` (a `:`-separated list, shared by every clone of the
+/// job), else `nrfiles` names from `filename_format` in `directory` (round-robin over a
+/// `:`-separated list of directories).
+pub fn file_paths(opts: &JobOptions, jobnum: u32) -> Vec<PathBuf> {
+    let dirs = opts.directories();
+    let names = opts.filenames();
+    if !names.is_empty() {
+        return names
+            .iter()
+            .map(|n| match dirs.first() {
+                Some(d) if !n.starts_with('/') => PathBuf::from(d).join(n),
+                _ => PathBuf::from(n),
+            })
+            .collect();
+    }
+    (0..opts.nrfiles.max(1))
+        .map(|filenum| {
+            let name = opts
+                .filename_format
+                .replace("$jobname", &opts.name)
+                .replace("$jobnum", &jobnum.to_string())
+                .replace("$filenum", &filenum.to_string())
+                .replace("$clientuid", "0");
+            match dirs.get(filenum as usize % dirs.len().max(1)) {
+                Some(d) => PathBuf::from(d).join(name),
+                None => PathBuf::from(name),
+            }
+        })
+        .collect()
+}
+
+fn resolve_size(spec: SizeSpec, of: u64) -> u64 {
+    match spec {
+        SizeSpec::Bytes(b) => b,
+        SizeSpec::Percent(p) => of.saturating_mul(u64::from(p)) / 100,
+        // Zones only mean something with a zone mode (a later issue); a zone is then resolved by
+        // the zone layer. Without one, fio refuses `z` sizes before this point.
+        SizeSpec::Zones(_) => 0,
+    }
+}
+
+/// Size the job's files: the job's `size` (bytes or a percentage of the files), split over the
+/// files unless `filesize` says; `offset` (+ `offset_increment` × clone number) into each.
+/// Errors are one line for the user.
+pub fn plan_files(
+    opts: &JobOptions,
+    jobnum: u32,
+    paths: &[PathBuf],
+    infos: &[FileInfo],
+) -> Result<Vec<PlannedFile>, String> {
+    let n = paths.len().max(1) as u64;
+    let existing: u64 = infos.iter().filter(|i| i.exists).map(|i| i.size).sum();
+    let all_exist = infos.iter().all(|i| i.exists);
+    let total = match opts.size {
+        Some(spec) if !spec.is_zero() => {
+            if matches!(spec, SizeSpec::Percent(_)) && !all_exist {
+                return Err(format!("job {}: size={spec:?} of a file that does not exist", opts.name));
+            }
+            resolve_size(spec, existing)
+        }
+        _ => {
+            if !all_exist || existing == 0 {
+                return Err(format!("job {}: you need to specify size=", opts.name));
+            }
+            existing
+        }
+    };
+    let per_file = match opts.filesize {
+        Some((lo, _hi)) if lo > 0 => lo,
+        _ => total / n,
+    };
+    if per_file == 0 {
+        return Err(format!("job {}: size {} is too small for {} files", opts.name, total, n));
+    }
+    let mut out = Vec::with_capacity(paths.len());
+    for (path, info) in paths.iter().zip(infos) {
+        let base = if info.exists { info.size } else { per_file };
+        let offset = resolve_size(opts.offset, base)
+            .saturating_add(resolve_size(opts.offset_increment, base).saturating_mul(u64::from(jobnum)));
+        let offset = if opts.offset_align > 0 { offset - offset % opts.offset_align } else { offset };
+        let need = offset.saturating_add(per_file);
+        let (size, layout) = if info.is_block {
+            if offset >= info.size {
+                return Err(format!(
+                    "{}: offset {offset} is past the end of the device ({} bytes)",
+                    path.display(),
+                    info.size
+                ));
+            }
+            (info.size, false)
+        } else if info.exists && info.size >= need {
+            (info.size, false)
+        } else {
+            (need, true)
+        };
+        let len = per_file.min(size - offset.min(size));
+        out.push(PlannedFile {
+            path: path.clone(),
+            range: FileRange { size, offset, len },
+            layout,
+            is_block: info.is_block,
+        });
+    }
+    Ok(out)
+}
+
+/// fio's seed of clone `thread_number` (1-based) with `randrepeat`: the same every run.
+pub fn job_seed(opts: &JobOptions, thread_number: u32) -> u64 {
+    if opts.randrepeat {
+        opts.randseed.wrapping_mul(0x9E37_79B9).wrapping_add(u64::from(thread_number))
+    } else {
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        (t.as_nanos() as u64) ^ (u64::from(std::process::id()) << 32) ^ u64::from(thread_number)
+    }
+}
+
+/// The workload of a job over its planned files.
+pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> WorkloadSpec {
+    let bs = |d: usize| BlockSizes {
+        min: opts.min_bs[d],
+        max: opts.max_bs[d],
+        split: opts.bssplit[d].iter().map(|s| (s.bs, s.perc)).collect(),
+        align: opts.blockalign[d].max(1),
+    };
+    let total: u64 = files.iter().map(|f| f.range.len).sum();
+    let io_limit = match opts.io_size {
+        Some(spec) if !spec.is_zero() => resolve_size(spec, total),
+        _ => total,
+    };
+    let distribution = match &opts.random_distribution {
+        RandomDistribution::Random | RandomDistribution::Zoned(_) | RandomDistribution::ZonedAbs(_) => {
+            Distribution::Uniform
+        }
+        RandomDistribution::Zipf { theta, .. } => Distribution::Zipf(*theta),
+        RandomDistribution::Pareto { h, .. } => Distribution::Pareto(*h),
+        RandomDistribution::Normal { sigma, .. } => Distribution::Normal(*sigma),
+    };
+    WorkloadSpec {
+        read: opts.rw.reads(),
+        write: opts.rw.writes(),
+        trim: opts.rw.trims(),
+        random: opts.rw.is_random(),
+        rw_modifier: opts.rw_modifier,
+        sequencer_identical: opts.rw_sequencer == RwSequencer::Identical,
+        rwmix_read: opts.rwmixread,
+        bs: [bs(0), bs(1), bs(2)],
+        files: files.iter().map(|f| f.range).collect(),
+        io_limit,
+        loops: opts.loops.max(1),
+        time_based: opts.time_based,
+        norandommap: opts.norandommap,
+        distribution,
+        seed,
+        fsync_every: u64::from(opts.fsync),
+        fdatasync_every: u64::from(opts.fdatasync),
+    }
+}
+
+/// The statistics a job keeps.
+pub fn stats_config(opts: &JobOptions) -> StatsConfig {
+    let log = |set: &Option<String>| {
+        set.as_ref().map(|_| LogConfig {
+            avg_msec: u64::from(opts.log_avg_msec),
+            log_max: opts.log_max_value,
+            log_offset: opts.log_offset,
+        })
+    };
+    let mut cfg = StatsConfig {
+        clat_percentiles: opts.clat_percentiles,
+        lat_percentiles: opts.lat_percentiles,
+        slat_percentiles: opts.slat_percentiles,
+        percentile_list: PercentileList::new(&opts.percentile_list, opts.percentile_precision),
+        bw_avg_msec: u64::from(opts.bwavgtime),
+        iops_avg_msec: u64::from(opts.iopsavgtime),
+        disable_lat: opts.disable_lat,
+        disable_clat: opts.disable_clat,
+        disable_slat: opts.disable_slat,
+        disable_bw: opts.disable_bw_measurement,
+        bw_log: log(&opts.write_bw_log),
+        iops_log: log(&opts.write_iops_log),
+        lat_log: log(&opts.write_lat_log),
+        min_bs: opts.min_bs,
+        max_bs: opts.max_bs,
+    };
+    cfg.resolve_log_avg(opts.is_set("bwavgtime"), opts.is_set("iopsavgtime"));
+    cfg
+}
+
+/// The loop configuration of a job.
+pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopConfig {
+    let fill = if opts.zero_buffers {
+        BufferFill::Zero
+    } else if opts.refill_buffers {
+        BufferFill::Refill
+    } else if opts.scramble_buffers {
+        BufferFill::Scramble
+    } else {
+        BufferFill::Once
+    };
+    let c = opts.continue_on_error;
+    let errors =
+        if c.read || c.write { ErrorPolicy::Continue { read: c.read, write: c.write } } else { ErrorPolicy::Stop };
+    let deadline = match (opts.runtime, opts.time_based) {
+        (Some(r), _) if !r.is_zero() => Some(r + opts.ramp_time),
+        _ => None,
+    };
+    LoopConfig {
+        depth: opts.iodepth.max(1),
+        batch_submit: opts.iodepth_batch_submit.max(1),
+        batch_complete_min: opts.iodepth_batch_complete_min.max(1),
+        deadline,
+        ramp: opts.ramp_time,
+        fill,
+        errors,
+        seed,
+        file_names: files.iter().map(|f| f.path.display().to_string()).collect(),
+    }
+}
+
+/// The largest block size a job uses (its buffers' size).
+pub fn max_block_size(opts: &JobOptions) -> u64 {
+    opts.max_bs.iter().copied().max().unwrap_or(4096)
+}
+
+/// `startdelay` (a fixed delay, or a random one in a range).
+pub fn start_delay(opts: &JobOptions, seed: u64) -> Duration {
+    let (lo, hi) = opts.startdelay;
+    if hi <= lo {
+        return lo;
+    }
+    let span = (hi - lo).as_nanos() as u64;
+    lo + Duration::from_nanos(crate::rng::Rng::new(seed ^ 0x57a7).next_u64() % span.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> JobOptions {
+        JobOptions { name: "job".into(), ..JobOptions::default() }
+    }
+
+    #[test]
+    fn fio_file_names() {
+        let mut o = opts();
+        o.nrfiles = 3;
+        o.directory = Some("/tmp/d".into());
+        let p = file_paths(&o, 2);
+        assert_eq!(
+            p,
+            vec![PathBuf::from("/tmp/d/job.2.0"), PathBuf::from("/tmp/d/job.2.1"), PathBuf::from("/tmp/d/job.2.2")]
+        );
+        o.filename = Some("/dev/shm/a:/dev/shm/b".into());
+        assert_eq!(file_paths(&o, 2), vec![PathBuf::from("/dev/shm/a"), PathBuf::from("/dev/shm/b")]);
+    }
+
+    #[test]
+    fn sizes_split_over_files_and_lay_out_missing_ones() {
+        let mut o = opts();
+        o.size = Some(SizeSpec::Bytes(4 << 20));
+        o.nrfiles = 4;
+        let paths = file_paths(&o, 0);
+        let infos = vec![FileInfo::default(); 4];
+        let f = plan_files(&o, 0, &paths, &infos).unwrap();
+        assert!(f.iter().all(|f| f.layout && f.range.len == 1 << 20 && f.range.size == 1 << 20));
+        // An existing big file is not laid out; offset_increment spreads the clones.
+        o.nrfiles = 1;
+        o.offset_increment = SizeSpec::Bytes(1 << 20);
+        let info = [FileInfo { exists: true, size: 64 << 20, is_block: false }];
+        let f = plan_files(&o, 3, &paths[..1], &info).unwrap();
+        assert_eq!((f[0].layout, f[0].range.offset, f[0].range.len), (false, 3 << 20, 4 << 20));
+        // No size and no file: fio's message.
+        let o = opts();
+        assert_eq!(
+            plan_files(&o, 0, &paths[..1], &[FileInfo::default()]).unwrap_err(),
+            "job job: you need to specify size="
+        );
+        // size=50% of an existing file.
+        let mut o = opts();
+        o.size = Some(SizeSpec::Percent(50));
+        let f = plan_files(&o, 0, &paths[..1], &info).unwrap();
+        assert_eq!(f[0].range.len, 32 << 20);
+    }
+}
