@@ -1,8 +1,16 @@
 //! zonekit-blk: zonekit's block layer.
 //!
-//! Requests and completions, the I/O engines that carry them out (psync / sync, io_uring, libaio
-//! (served by io_uring), null), aligned buffers, opening and laying out job files, and the clock.
+//! Requests and completions, the I/O engines that carry them out ([`engine`]: psync / sync /
+//! pvsync / pvsync2 / vsync, io_uring, libaio on Linux native AIO, null), aligned buffers
+//! ([`AlignedBuf`]), opening and laying out job files ([`file`]), and the clock ([`clock`]).
+//!
+//! All `unsafe` code is in the private `sys` module, behind the safe types exported here.
 
+pub mod clock;
 pub mod engine;
+pub mod file;
+mod sys;
 
-pub use engine::{Completion, Ddir, Engine, EngineConfig, EngineError, Io, Queued};
+pub use clock::{Clock, RealClock};
+pub use engine::{Completion, Ddir, Engine, EngineConfig, EngineError, Io, Queued, open_engine};
+pub use sys::buf::{AlignedBuf, page_size};

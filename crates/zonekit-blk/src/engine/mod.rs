@@ -2,10 +2,44 @@
 //!
 //! An engine owns one aligned buffer per in-flight slot (`tag`), so that no caller hands it raw
 //! pointers: the caller fills `buffer(tag)` before queueing a write and reads it after a read
-//! completes. A slot's buffer is not touched by the caller while its I/O is in flight.
+//! completes. A slot's buffer cannot be borrowed while its I/O is in flight.
+//!
+//! Engines are created by fio's name with [`open_engine`]:
+//!
+//! | name | what it does | `is_sync` |
+//! |---|---|---|
+//! | `psync` | `pread`/`pwrite` | yes |
+//! | `sync` | `lseek` (when the offset is not the file position) + `read`/`write` | yes |
+//! | `pvsync` | `preadv`/`pwritev` with one iovec | yes |
+//! | `pvsync2` | `preadv2`/`pwritev2`; options `hipri`, `hipri_percentage`, `nowait` | yes |
+//! | `vsync` | queues I/Os that continue each other (same file, direction, next offset) and commits them as one `readv`/`writev` after an `lseek` | no |
+//! | `io_uring` | io_uring with `depth` slots, batched submission; options `hipri`, `fixedbufs`, `registerfiles`, `sqthread_poll`, `sqthread_poll_cpu`, `nonvectored`, `nowait`, `force_async` | no |
+//! | `libaio` | Linux native AIO through its system calls (no C library); options `userspace_reap`, `nowait` | no |
+//! | `null` | completes every I/O at once without a system call; synchronous at depth 1, asynchronous above (as fio) | depth 1 |
+//!
+//! Common rules, as fio's engines have them:
+//! - Results are bytes transferred or `-errno`, as the kernel returned them: a short transfer is
+//!   reported short, an unaligned O_DIRECT transfer fails with the kernel's `-EINVAL`.
+//! - A trim (`Ddir::Trim`) punches a hole in a regular file (`fallocate(PUNCH_HOLE | KEEP_SIZE)`)
+//!   and discards the range of anything else (`BLKDISCARD`); its result is the length. (fio 3.33
+//!   issues `BLKDISCARD` on regular files too, which fails with `ENOTTY`.) Syncs result in 0.
+//! - The asynchronous engines run trims (and `libaio` also syncs) synchronously inside `queue`,
+//!   answering [`Queued::Busy`] while queued I/Os wait for a `commit`, as fio does.
+//! - An I/O whose slot does not exist or whose length exceeds the slot's buffer completes with
+//!   `-EINVAL`; one naming a file past the table completes with `-EBADF`.
 
+use std::fs::File;
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::fs::FileTypeExt;
+
+mod libaio;
+mod null;
+mod sync;
+mod uring;
+
+use crate::sys;
+use crate::sys::buf::SlotBuffers;
 
 /// Data direction of an I/O (fio's `ddir`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -42,29 +76,34 @@ pub struct Io {
 pub struct Completion {
     /// The slot of the I/O.
     pub tag: u32,
-    /// Bytes transferred, or a negative errno.
+    /// Bytes transferred (the length for a trim, 0 for a sync), or a negative errno.
     pub result: i32,
 }
 
 /// What `queue` did with an I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Queued {
-    /// Done already (synchronous engines): the result, as in [`Completion::result`].
+    /// Done already, the result as in [`Completion::result`]: every I/O of a synchronous engine,
+    /// and the I/Os that an asynchronous engine runs inline (trims; syncs for `libaio`) or rejects
+    /// before queueing (bad slot, file or length).
     Completed(i32),
     /// Queued; it is sent by the next `commit` and reaped by `getevents`.
     Queued,
-    /// No room (the queue is full): reap completions first.
+    /// Not now: all slots are queued or in flight, this slot still is, or the I/O must wait until
+    /// the queued ones are committed (`vsync`'s non-contiguous I/O, an inline trim). Commit, reap
+    /// completions, then queue it again.
     Busy,
 }
 
 /// How to build an engine.
 #[derive(Debug)]
 pub struct EngineConfig {
-    /// Slots: the most I/Os in flight at once (`iodepth`).
+    /// Slots: the most I/Os in flight at once (`iodepth`), at least 1.
     pub depth: u32,
-    /// Size of each slot's buffer (the largest block size of the job).
+    /// Size of each slot's buffer (the largest block size of the job), at most `i32::MAX`.
     pub buffer_size: usize,
-    /// Buffer alignment (the page size; at least the logical block size for O_DIRECT).
+    /// Buffer alignment, a power of two (the page size; at least the logical block size for
+    /// O_DIRECT); 0 means the page size.
     pub buffer_align: usize,
     /// The files, in the job's order; `Io::file` indexes this table.
     pub files: Vec<OwnedFd>,
@@ -80,9 +119,11 @@ pub enum EngineError {
     #[error("unknown ioengine '{0}'")]
     Unknown(String),
     /// fio has this engine, zonekit does not.
-    #[error("ioengine '{0}' is not supported by zonekit (supported: sync, psync, io_uring, libaio, null)")]
+    #[error(
+        "ioengine '{0}' is not supported by zonekit (supported: sync, psync, vsync, pvsync, pvsync2, io_uring, libaio, null)"
+    )]
     Unsupported(String),
-    /// An engine option that this engine does not take or cannot honour.
+    /// An engine option that this engine does not take or cannot honour, or a bad configuration.
     #[error("ioengine {engine}: {why}")]
     Option {
         /// The engine.
@@ -90,7 +131,7 @@ pub enum EngineError {
         /// What is wrong.
         why: String,
     },
-    /// Setting the engine up failed (io_uring_setup, memory).
+    /// Setting the engine up failed (io_uring_setup, io_setup, memory).
     #[error("ioengine {engine}: {source}")]
     Setup {
         /// The engine.
@@ -102,6 +143,9 @@ pub enum EngineError {
 }
 
 /// An I/O engine.
+///
+/// An engine is `Send`: build it anywhere, but use it from one thread once its first I/O is
+/// committed (`io_uring` binds its ring to that thread, as fio's single-issuer rings are).
 pub trait Engine: Send {
     /// fio's name of the engine (`psync`, `io_uring`…).
     fn name(&self) -> &'static str;
@@ -109,7 +153,10 @@ pub trait Engine: Send {
     /// Whether `queue` completes every I/O itself (sync engines: no submission latency).
     fn is_sync(&self) -> bool;
 
-    /// The buffer of slot `tag`.
+    /// The buffer of slot `tag` (`buffer_size` bytes).
+    ///
+    /// # Panics
+    /// If the slot does not exist, or its I/O is queued or in flight (the kernel may be using it).
     fn buffer(&mut self, tag: u32) -> &mut [u8];
 
     /// Queue an I/O on slot `tag`.
@@ -119,6 +166,285 @@ pub trait Engine: Send {
     fn commit(&mut self) -> io::Result<usize>;
 
     /// Wait for at least `min` completions (0: take what is ready), append them to `out`; returns
-    /// how many were appended.
+    /// how many were appended. `min` is capped at the number of I/Os committed and not yet reaped,
+    /// so this never waits for an I/O that was not committed.
     fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize>;
 }
+
+/// The engines zonekit has, by fio's name.
+pub const ENGINES: &[&str] = &["psync", "sync", "pvsync", "pvsync2", "vsync", "io_uring", "libaio", "null"];
+
+/// Engines of fio 3.33 that zonekit does not have (named so that a job using one is refused by
+/// name rather than as unknown).
+pub const FIO_ONLY_ENGINES: &[&str] = &[
+    "mmap",
+    "splice",
+    "sg",
+    "posixaio",
+    "solarisaio",
+    "windowsaio",
+    "rdma",
+    "net",
+    "netsplice",
+    "cpuio",
+    "guasi",
+    "binject",
+    "external",
+    "falloc",
+    "e4defrag",
+    "glusterfs",
+    "gfapi",
+    "gfapi_async",
+    "libhdfs",
+    "mtd",
+    "pmemblk",
+    "dev-dax",
+    "libpmem",
+    "http",
+    "nfs",
+    "rados",
+    "rbd",
+    "ime_psync",
+    "ime_psyncv",
+    "ime_aio",
+    "libiscsi",
+    "nbd",
+    "exec",
+    "filecreate",
+    "filestat",
+    "filedelete",
+    "dircreate",
+    "dirstat",
+    "dirdelete",
+    "dfs",
+    "xnvme",
+    "io_uring_cmd",
+    "libcufile",
+    "ftruncate",
+    "librpma_apm_client",
+    "librpma_apm_server",
+    "librpma_gpspm_client",
+    "librpma_gpspm_server",
+    "spdk",
+    "windowsaio",
+];
+
+/// Build the engine fio calls `name`.
+///
+/// The name may carry fio's `:` suffix for external engines, which is refused. Options that the
+/// engine does not take, or that fio has and zonekit cannot honour, are refused in one error
+/// naming them.
+pub fn open_engine(name: &str, config: EngineConfig) -> Result<Box<dyn Engine>, EngineError> {
+    let kind = match name {
+        "psync" => sync::Kind::Psync,
+        "sync" => sync::Kind::Sync,
+        "pvsync" => sync::Kind::Pvsync,
+        "pvsync2" => sync::Kind::Pvsync2,
+        "vsync" => return Ok(Box::new(sync::Vsync::new(config)?)),
+        "io_uring" => return Ok(Box::new(uring::UringEngine::new(config)?)),
+        "libaio" => return Ok(Box::new(libaio::LibaioEngine::new(config)?)),
+        "null" => return Ok(Box::new(null::NullEngine::new(config)?)),
+        _ if FIO_ONLY_ENGINES.contains(&name) || name.starts_with("external:") || name.contains('/') => {
+            return Err(EngineError::Unsupported(name.to_string()));
+        }
+        _ => return Err(EngineError::Unknown(name.to_string())),
+    };
+    Ok(Box::new(sync::SyncEngine::new(kind, config)?))
+}
+
+/// What a file of the table is, which decides how a trim is done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FileKind {
+    Regular,
+    Block,
+    Other,
+}
+
+/// One file of an engine's table.
+#[derive(Debug)]
+pub(crate) struct Target {
+    pub file: File,
+    pub kind: FileKind,
+}
+
+impl Target {
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.file.as_fd()
+    }
+}
+
+/// Checked configuration shared by every engine: the file table and the slot buffers.
+pub(crate) struct Common {
+    pub files: Vec<Target>,
+    pub bufs: SlotBuffers,
+}
+
+impl Common {
+    pub fn new(engine: &'static str, config: &mut EngineConfig) -> Result<Common, EngineError> {
+        let bad = |why: &str| EngineError::Option { engine, why: why.to_string() };
+        if config.depth == 0 {
+            return Err(bad("iodepth must be at least 1"));
+        }
+        if config.buffer_size > i32::MAX as usize {
+            return Err(bad("block size too large (at most 2 GiB - 1)"));
+        }
+        if config.buffer_align != 0 && !config.buffer_align.is_power_of_two() {
+            return Err(bad("buffer alignment must be a power of two"));
+        }
+        let files = std::mem::take(&mut config.files)
+            .into_iter()
+            .map(|fd| {
+                let file = File::from(fd);
+                let ft = file.metadata().map_err(|source| EngineError::Setup { engine, source })?.file_type();
+                let kind = if ft.is_file() {
+                    FileKind::Regular
+                } else if ft.is_block_device() {
+                    FileKind::Block
+                } else {
+                    FileKind::Other
+                };
+                Ok(Target { file, kind })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let bufs = SlotBuffers::new(config.depth as usize, config.buffer_size, config.buffer_align)
+            .map_err(|source| EngineError::Setup { engine, source })?;
+        Ok(Common { files, bufs })
+    }
+
+    pub fn raw_fds(&self) -> Vec<std::os::fd::RawFd> {
+        use std::os::fd::AsRawFd;
+        self.files.iter().map(|t| t.file.as_raw_fd()).collect()
+    }
+}
+
+/// fio's engine options as this engine reads them: each option is taken once by name; what is left
+/// at the end is refused.
+pub(crate) struct Options {
+    engine: &'static str,
+    list: Vec<(String, Option<String>, bool)>,
+}
+
+impl Options {
+    pub fn new(engine: &'static str, list: &[(String, Option<String>)]) -> Options {
+        Options { engine, list: list.iter().map(|(k, v)| (k.clone(), v.clone(), false)).collect() }
+    }
+
+    fn take(&mut self, name: &str) -> Option<Option<String>> {
+        let mut found = None;
+        for (k, v, used) in &mut self.list {
+            if k == name {
+                *used = true;
+                found = Some(v.clone());
+            }
+        }
+        found
+    }
+
+    fn bad(&self, why: String) -> EngineError {
+        EngineError::Option { engine: self.engine, why }
+    }
+
+    fn parse_int(&self, name: &str, v: &str) -> Result<i64, EngineError> {
+        let t = v.trim();
+        let parsed = if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+            i64::from_str_radix(hex, 16).ok()
+        } else {
+            t.parse::<i64>().ok()
+        };
+        parsed.ok_or_else(|| self.bad(format!("bad value for option '{name}': '{v}'")))
+    }
+
+    /// fio's set-or-int options (`hipri`, `hipri=1`, `hipri=0`): absent → false, bare → true.
+    pub fn flag(&mut self, name: &str) -> Result<bool, EngineError> {
+        match self.take(name) {
+            None => Ok(false),
+            Some(None) => Ok(true),
+            Some(Some(v)) => Ok(self.parse_int(name, &v)? != 0),
+        }
+    }
+
+    /// An integer option; `None` when absent.
+    pub fn int(&mut self, name: &str, min: i64, max: i64) -> Result<Option<i64>, EngineError> {
+        match self.take(name) {
+            None => Ok(None),
+            Some(None) => Err(self.bad(format!("option '{name}' needs a value"))),
+            Some(Some(v)) => {
+                let n = self.parse_int(name, &v)?;
+                if n < min || n > max {
+                    return Err(self.bad(format!("value {n} of option '{name}' is out of range ({min} to {max})")));
+                }
+                Ok(Some(n))
+            }
+        }
+    }
+
+    /// Accept an option that changes nothing for this engine.
+    pub fn ignore(&mut self, name: &str) {
+        self.take(name);
+    }
+
+    /// Refuse what is left: fio's options of this engine that zonekit cannot honour (`known`), and
+    /// anything else, in one error naming them.
+    pub fn finish(self, known: &[&str]) -> Result<(), EngineError> {
+        let mut unsupported: Vec<&str> = Vec::new();
+        let mut unknown: Vec<&str> = Vec::new();
+        for (k, _, used) in &self.list {
+            if !used {
+                let list = if known.contains(&k.as_str()) { &mut unsupported } else { &mut unknown };
+                if !list.contains(&k.as_str()) {
+                    list.push(k);
+                }
+            }
+        }
+        let plural = |v: &[&str]| if v.len() > 1 { "options" } else { "option" };
+        let mut why = Vec::new();
+        if !unsupported.is_empty() {
+            why.push(format!("{} {} not supported by zonekit", plural(&unsupported), unsupported.join(", ")));
+        }
+        if !unknown.is_empty() {
+            why.push(format!("{} {} not taken by this engine", plural(&unknown), unknown.join(", ")));
+        }
+        if why.is_empty() { Ok(()) } else { Err(self.bad(why.join("; "))) }
+    }
+}
+
+/// Result of a transfer as the engine reports it: bytes, or `-errno`.
+#[inline]
+pub(crate) fn io_result(r: io::Result<usize>) -> i32 {
+    match r {
+        Ok(n) => n as i32,
+        Err(e) => sys::neg_errno(&e),
+    }
+}
+
+/// Trim `len` bytes at `offset`: punch a hole in a regular file, `BLKDISCARD` anything else.
+pub(crate) fn trim(t: &Target, offset: u64, len: u32) -> i32 {
+    let r = match t.kind {
+        FileKind::Regular => {
+            sys::io::fallocate(t.fd(), libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE, offset, u64::from(len))
+        }
+        FileKind::Block | FileKind::Other => sys::io::blkdiscard(t.fd(), offset, u64::from(len)),
+    };
+    match r {
+        Ok(()) => len as i32,
+        Err(e) => sys::neg_errno(&e),
+    }
+}
+
+/// `fsync` or `fdatasync`: 0 or `-errno`.
+pub(crate) fn sync_file(t: &Target, datasync: bool) -> i32 {
+    let r = if datasync { t.file.sync_data() } else { t.file.sync_all() };
+    match r {
+        Ok(()) => 0,
+        Err(e) => sys::neg_errno(&e),
+    }
+}
+
+/// Check the slot and length of a transfer; `-EINVAL` if the slot does not exist or is too small.
+#[inline]
+pub(crate) fn check_len(bufs: &SlotBuffers, io: &Io) -> Result<(), i32> {
+    if (io.tag as usize) < bufs.count() && io.len as usize <= bufs.size() { Ok(()) } else { Err(-libc::EINVAL) }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

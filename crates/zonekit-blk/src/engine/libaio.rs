@@ -1,0 +1,87 @@
+//! fio's `libaio` engine, on Linux native AIO itself: `io_setup`, `io_submit` and `io_getevents`
+//! are called directly (no libaio library), one `io_submit` per `commit` for everything queued.
+//!
+//! As fio's engine: syncs and trims run inline once the queued I/Os are committed; `userspace_reap`
+//! takes completions from the kernel's ring without a system call when not waiting; `nowait` sets
+//! `RWF_NOWAIT`. Native AIO is only asynchronous for O_DIRECT on file systems and devices that
+//! support it; buffered I/O (and tmpfs) completes inside `io_submit`.
+
+use std::io;
+
+use super::{
+    Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, Target, sync_file, trim,
+};
+use crate::sys::aio::Aio;
+use crate::sys::uring::{PushError, Rw};
+
+/// fio's libaio options that zonekit cannot honour.
+const REFUSED: &[&str] = &["cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit"];
+
+pub(crate) struct LibaioEngine {
+    aio: Aio,
+    files: Vec<Target>,
+    rw_flags: i32,
+}
+
+impl LibaioEngine {
+    pub fn new(mut config: EngineConfig) -> Result<LibaioEngine, EngineError> {
+        const NAME: &str = "libaio";
+        let mut opts = Options::new(NAME, &config.options);
+        let userspace_reap = opts.flag("userspace_reap")?;
+        let rw_flags = if opts.flag("nowait")? { libc::RWF_NOWAIT } else { 0 };
+        opts.finish(REFUSED)?;
+        let common = Common::new(NAME, &mut config)?;
+        let fds = common.raw_fds();
+        let aio =
+            Aio::new(common.bufs, fds, userspace_reap).map_err(|source| EngineError::Setup { engine: NAME, source })?;
+        Ok(LibaioEngine { aio, files: common.files, rw_flags })
+    }
+}
+
+impl Engine for LibaioEngine {
+    fn name(&self) -> &'static str {
+        "libaio"
+    }
+
+    fn is_sync(&self) -> bool {
+        false
+    }
+
+    fn buffer(&mut self, tag: u32) -> &mut [u8] {
+        self.aio.buffer_mut(tag as usize).expect("slot out of range or in flight")
+    }
+
+    #[inline]
+    fn queue(&mut self, io: &Io) -> Queued {
+        let file = io.file as usize;
+        let Some(t) = self.files.get(file) else { return Queued::Completed(-libc::EBADF) };
+        let rw = match io.ddir {
+            Ddir::Read => Rw::Read,
+            Ddir::Write => Rw::Write,
+            Ddir::Trim | Ddir::Sync | Ddir::DataSync => {
+                if self.aio.pending() > 0 {
+                    return Queued::Busy;
+                }
+                return Queued::Completed(match io.ddir {
+                    Ddir::Trim => trim(t, io.offset, io.len),
+                    _ => sync_file(t, io.ddir == Ddir::DataSync),
+                });
+            }
+        };
+        match self.aio.push_rw(io.tag as usize, rw, file, io.offset, io.len, self.rw_flags) {
+            Ok(()) => Queued::Queued,
+            Err(PushError::Busy) => Queued::Busy,
+            Err(PushError::BadSlot | PushError::TooLong) => Queued::Completed(-libc::EINVAL),
+        }
+    }
+
+    #[inline]
+    fn commit(&mut self) -> io::Result<usize> {
+        self.aio.submit()
+    }
+
+    #[inline]
+    fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+        self.aio.getevents(min, out)
+    }
+}

@@ -1,0 +1,91 @@
+//! fio's `null` engine: every I/O succeeds at once with its full length, without a system call.
+//!
+//! As fio: at depth 1 it is synchronous (`queue` completes the I/O); above, `queue` queues,
+//! `commit` completes everything queued (unless completions are still waiting to be reaped, when
+//! `queue` answers `Busy`), and `getevents` hands them back when asked for at least one.
+
+use std::io;
+
+use super::{Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued};
+use crate::sys::buf::SlotBuffers;
+
+pub(crate) struct NullEngine {
+    bufs: SlotBuffers,
+    sync: bool,
+    depth: usize,
+    in_flight: Vec<bool>,
+    queued: Vec<Completion>,
+    events: Vec<Completion>,
+}
+
+impl NullEngine {
+    pub fn new(mut config: EngineConfig) -> Result<NullEngine, EngineError> {
+        Options::new("null", &config.options).finish(&[])?;
+        let common = Common::new("null", &mut config)?;
+        let depth = config.depth as usize;
+        Ok(NullEngine {
+            bufs: common.bufs,
+            sync: depth == 1,
+            depth,
+            in_flight: vec![false; depth],
+            queued: Vec::with_capacity(depth),
+            events: Vec::with_capacity(depth),
+        })
+    }
+}
+
+impl Engine for NullEngine {
+    fn name(&self) -> &'static str {
+        "null"
+    }
+
+    fn is_sync(&self) -> bool {
+        self.sync
+    }
+
+    fn buffer(&mut self, tag: u32) -> &mut [u8] {
+        assert!(!self.in_flight.get(tag as usize).copied().unwrap_or(false), "slot {tag} is in flight");
+        self.bufs.get_mut(tag as usize).expect("slot out of range")
+    }
+
+    #[inline]
+    fn queue(&mut self, io: &Io) -> Queued {
+        let tag = io.tag as usize;
+        if tag >= self.depth || io.len as usize > self.bufs.size() && matches!(io.ddir, Ddir::Read | Ddir::Write) {
+            return Queued::Completed(-libc::EINVAL);
+        }
+        let result = match io.ddir {
+            Ddir::Read | Ddir::Write | Ddir::Trim => io.len as i32,
+            Ddir::Sync | Ddir::DataSync => 0,
+        };
+        if self.sync {
+            return Queued::Completed(result);
+        }
+        if !self.events.is_empty() || self.in_flight[tag] || self.queued.len() == self.depth {
+            return Queued::Busy;
+        }
+        self.in_flight[tag] = true;
+        self.queued.push(Completion { tag: io.tag, result });
+        Queued::Queued
+    }
+
+    fn commit(&mut self) -> io::Result<usize> {
+        if !self.events.is_empty() {
+            return Ok(0);
+        }
+        std::mem::swap(&mut self.events, &mut self.queued);
+        Ok(self.events.len())
+    }
+
+    fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+        if min == 0 {
+            return Ok(0);
+        }
+        let n = self.events.len();
+        for c in self.events.drain(..) {
+            self.in_flight[c.tag as usize] = false;
+            out.push(c);
+        }
+        Ok(n)
+    }
+}

@@ -1,0 +1,460 @@
+//! Tests of every engine against real files on tmpfs (/dev/shm) and ext4 (/tmp, when it is).
+
+use std::os::fd::OwnedFd;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::file::{OpenSpec, open_job_file};
+
+type Opts = Vec<(String, Option<String>)>;
+
+/// Every engine zonekit has, with options that change its code path.
+fn variants() -> Vec<(&'static str, Opts)> {
+    let o = |k: &str, v: Option<&str>| (k.to_string(), v.map(str::to_string));
+    vec![
+        ("psync", vec![]),
+        ("sync", vec![]),
+        ("pvsync", vec![]),
+        ("pvsync2", vec![]),
+        ("pvsync2", vec![o("hipri", None), o("hipri_percentage", Some("50"))]),
+        ("vsync", vec![]),
+        ("io_uring", vec![]),
+        ("io_uring", vec![o("nonvectored", Some("0"))]),
+        ("io_uring", vec![o("nonvectored", Some("1")), o("fixedbufs", None), o("registerfiles", None)]),
+        ("io_uring", vec![o("force_async", Some("2"))]),
+        ("io_uring", vec![o("sqthread_poll", None)]),
+        ("libaio", vec![]),
+        ("libaio", vec![o("userspace_reap", None)]),
+    ]
+}
+
+struct Scratch {
+    dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    fn new(base: &str) -> Option<Scratch> {
+        tempfile::Builder::new().prefix("zonekit-blk-").tempdir_in(base).ok().map(|dir| Scratch { dir })
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+}
+
+/// Whether `dir` is on ext4 (where O_DIRECT has alignment rules).
+fn is_ext4(dir: &Path) -> bool {
+    let Ok(mounts) = std::fs::read_to_string("/proc/self/mounts") else { return false };
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let mut best: Option<(usize, String)> = None;
+    for line in mounts.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.len() > 2 && dir.starts_with(f[1]) && best.as_ref().is_none_or(|(n, _)| f[1].len() > *n) {
+            best = Some((f[1].len(), f[2].to_string()));
+        }
+    }
+    best.is_some_and(|(_, fs)| fs == "ext4")
+}
+
+fn open_rw(path: &Path, size: u64, direct: bool) -> OwnedFd {
+    let mut spec = OpenSpec::new(true, true, false);
+    spec.direct = direct;
+    let fd = open_job_file(path, &spec).unwrap();
+    std::fs::File::from(fd.try_clone().unwrap()).set_len(size).unwrap();
+    fd
+}
+
+fn make(name: &str, depth: u32, files: Vec<OwnedFd>, options: Vec<(String, Option<String>)>) -> Box<dyn Engine> {
+    let config = EngineConfig { depth, buffer_size: 16384, buffer_align: 4096, files, options };
+    open_engine(name, config).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Run one I/O to completion, whatever the engine's kind; returns its result.
+fn run(e: &mut dyn Engine, io: Io) -> i32 {
+    loop {
+        match e.queue(&io) {
+            Queued::Completed(r) => return r,
+            Queued::Queued => break,
+            Queued::Busy => {
+                e.commit().unwrap();
+                let mut out = Vec::new();
+                e.getevents(1, &mut out).unwrap();
+            }
+        }
+    }
+    e.commit().unwrap();
+    let mut out = Vec::new();
+    loop {
+        e.getevents(1, &mut out).unwrap();
+        if let Some(c) = out.iter().find(|c| c.tag == io.tag) {
+            return c.result;
+        }
+    }
+}
+
+fn io(tag: u32, ddir: Ddir, offset: u64, len: u32) -> Io {
+    Io { tag, ddir, file: 0, offset, len }
+}
+
+fn pattern(seed: u8, len: usize) -> Vec<u8> {
+    (0..len).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()
+}
+
+fn round_trip(base: &str, direct: bool) {
+    let s = Scratch::new(base).expect("scratch directory");
+    for (name, opts) in variants() {
+        let path = s.path(&format!("{name}-{}", opts.len()));
+        let mut e = make(name, 4, vec![open_rw(&path, 1 << 20, direct)], opts.clone());
+        // Writes at distinct offsets from distinct slots, then reads into other slots.
+        for (i, off) in [0u64, 8192, 65536, 4096].into_iter().enumerate() {
+            let data = pattern(i as u8 + 1, 4096);
+            e.buffer(i as u32)[..4096].copy_from_slice(&data);
+            assert_eq!(run(e.as_mut(), io(i as u32, Ddir::Write, off, 4096)), 4096, "{name} {opts:?} write");
+        }
+        for (i, off) in [0u64, 8192, 65536, 4096].into_iter().enumerate() {
+            let tag = 3 - i as u32;
+            e.buffer(tag).fill(0);
+            assert_eq!(run(e.as_mut(), io(tag, Ddir::Read, off, 4096)), 4096, "{name} {opts:?} read");
+            assert_eq!(&e.buffer(tag)[..4096], &pattern(i as u8 + 1, 4096)[..], "{name} {opts:?} data at {off}");
+        }
+        // What the file holds is what was written.
+        let f = std::fs::File::open(&path).unwrap();
+        let mut b = vec![0u8; 4096];
+        f.read_exact_at(&mut b, 65536).unwrap();
+        assert_eq!(b, pattern(3, 4096));
+        // A read past the end is short: 0 bytes, reported as is.
+        assert_eq!(run(e.as_mut(), io(0, Ddir::Read, 1 << 20, 4096)), 0, "{name} read at EOF");
+        assert_eq!(run(e.as_mut(), io(1, Ddir::Read, (1 << 20) - 2048, 4096)), 2048, "{name} short read");
+    }
+}
+
+#[test]
+fn round_trip_tmpfs_buffered() {
+    round_trip("/dev/shm", false);
+}
+
+#[test]
+fn round_trip_tmpfs_direct() {
+    round_trip("/dev/shm", true);
+}
+
+#[test]
+fn round_trip_tmp_direct() {
+    round_trip(&std::env::temp_dir().to_string_lossy(), true);
+}
+
+#[test]
+fn short_read_is_reported_as_is() {
+    let s = Scratch::new("/dev/shm").unwrap();
+    for (name, opts) in variants() {
+        let path = s.path(&format!("short-{name}-{}", opts.len()));
+        let mut e = make(name, 2, vec![open_rw(&path, 10_000, false)], opts.clone());
+        assert_eq!(run(e.as_mut(), io(0, Ddir::Read, 8192, 4096)), 10_000 - 8192, "{name} {opts:?}");
+    }
+}
+
+#[test]
+fn direct_io_alignment_is_the_kernels() {
+    for base in ["/dev/shm".to_string(), std::env::temp_dir().to_string_lossy().into_owned()] {
+        let Some(s) = Scratch::new(&base) else { continue };
+        let ext4 = is_ext4(s.dir.path());
+        for (name, opts) in variants() {
+            let path = s.path(&format!("odirect-{name}-{}", opts.len()));
+            let fd = open_rw(&path, 1 << 20, true);
+            let probe = std::fs::File::from(fd.try_clone().unwrap());
+            let mut e = make(name, 2, vec![fd], opts.clone());
+            for (off, len) in [(100u64, 4096u32), (0, 100), (512, 512)] {
+                // The engine reports exactly what a plain pwrite on the same descriptor does.
+                let buf = crate::sys::buf::AlignedBuf::zeroed(4096, 4096).unwrap();
+                let want = match probe.write_at(&buf[..len as usize], off) {
+                    Ok(n) => n as i32,
+                    Err(e) => -e.raw_os_error().unwrap(),
+                };
+                let got = run(e.as_mut(), io(0, Ddir::Write, off, len));
+                assert_eq!(got, want, "{name} {opts:?} on {base}: write {len} at {off}");
+                if ext4 && (off % 512 != 0 || len % 512 != 0) {
+                    assert_eq!(got, -libc::EINVAL, "{name} {opts:?}: ext4 refuses unaligned O_DIRECT");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn errors_are_negative_errno() {
+    let s = Scratch::new("/dev/shm").unwrap();
+    for (name, opts) in variants() {
+        let path = s.path(&format!("err-{name}-{}", opts.len()));
+        open_rw(&path, 1 << 16, false);
+        // A read-only descriptor: writes fail with EBADF, from the kernel.
+        let ro = open_job_file(&path, &OpenSpec::new(true, false, false)).unwrap();
+        let mut e = make(name, 2, vec![ro], opts.clone());
+        assert_eq!(run(e.as_mut(), io(0, Ddir::Write, 0, 4096)), -libc::EBADF, "{name} {opts:?}");
+        // Checked before the kernel: file index, slot, length.
+        assert_eq!(e.queue(&Io { file: 1, ..io(0, Ddir::Read, 0, 4096) }), Queued::Completed(-libc::EBADF));
+        assert_eq!(e.queue(&io(2, Ddir::Read, 0, 4096)), Queued::Completed(-libc::EINVAL), "{name}: no slot 2");
+        assert_eq!(e.queue(&io(0, Ddir::Read, 0, 16385)), Queued::Completed(-libc::EINVAL), "{name}: too long");
+        // The engine still works afterwards.
+        assert_eq!(run(e.as_mut(), io(1, Ddir::Read, 0, 4096)), 4096, "{name} {opts:?}");
+    }
+}
+
+#[test]
+fn trim_punches_a_hole_and_sync_succeeds() {
+    let s = Scratch::new("/dev/shm").unwrap();
+    for (name, opts) in variants() {
+        let path = s.path(&format!("trim-{name}-{}", opts.len()));
+        let mut e = make(name, 2, vec![open_rw(&path, 1 << 20, false)], opts.clone());
+        e.buffer(0).fill(0xee);
+        for off in (0..1 << 20).step_by(16384) {
+            assert_eq!(run(e.as_mut(), io(0, Ddir::Write, off, 16384)), 16384);
+        }
+        let before = std::fs::metadata(&path).unwrap().blocks();
+        assert_eq!(run(e.as_mut(), io(1, Ddir::Trim, 65536, 262144)), 262144, "{name} {opts:?} trim");
+        let after = std::fs::metadata(&path).unwrap();
+        assert_eq!(after.len(), 1 << 20, "KEEP_SIZE");
+        assert!(after.blocks() + 262144 / 512 <= before, "{name}: hole punched ({before} -> {})", after.blocks());
+        assert_eq!(run(e.as_mut(), io(1, Ddir::Read, 65536, 4096)), 4096);
+        assert!(e.buffer(1)[..4096].iter().all(|&b| b == 0), "{name}: trimmed range reads zeros");
+        assert_eq!(run(e.as_mut(), io(1, Ddir::Read, 65536 + 262144, 4096)), 4096);
+        assert!(e.buffer(1)[..4096].iter().all(|&b| b == 0xee), "{name}: data after the hole kept");
+        assert_eq!(run(e.as_mut(), io(0, Ddir::Sync, 0, 0)), 0, "{name} fsync");
+        assert_eq!(run(e.as_mut(), io(0, Ddir::DataSync, 0, 0)), 0, "{name} fdatasync");
+    }
+}
+
+#[test]
+fn trim_of_a_device_that_cannot_discard_fails_with_the_kernels_errno() {
+    for (name, opts) in variants() {
+        let null = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null").unwrap();
+        if name == "io_uring" && opts.iter().any(|(k, _)| k == "registerfiles" || k == "sqthread_poll") {
+            continue;
+        }
+        let mut e = make(name, 1, vec![null.into()], opts.clone());
+        assert_eq!(run(e.as_mut(), io(0, Ddir::Trim, 0, 4096)), -libc::ENOTTY, "{name} {opts:?}");
+    }
+}
+
+#[test]
+fn async_engines_answer_busy_when_full() {
+    let s = Scratch::new("/dev/shm").unwrap();
+    for (name, opts) in variants() {
+        let path = s.path(&format!("busy-{name}-{}", opts.len()));
+        let mut e = make(name, 4, vec![open_rw(&path, 1 << 20, false)], opts.clone());
+        if e.is_sync() {
+            continue;
+        }
+        for tag in 0..4 {
+            assert_eq!(e.queue(&io(tag, Ddir::Write, u64::from(tag) * 4096, 4096)), Queued::Queued, "{name} {tag}");
+        }
+        // Every slot is taken: the same slot again is Busy, and so is an inline trim.
+        assert_eq!(e.queue(&io(0, Ddir::Write, 65536, 4096)), Queued::Busy, "{name} {opts:?}");
+        assert_eq!(e.queue(&io(0, Ddir::Trim, 0, 4096)), Queued::Busy, "{name} {opts:?} trim");
+        assert_eq!(e.commit().unwrap(), 4, "{name}");
+        let mut out = Vec::new();
+        let mut n = 0;
+        while n < 4 {
+            n += e.getevents(4 - n, &mut out).unwrap();
+        }
+        assert_eq!(n, 4);
+        let mut tags: Vec<u32> = out.iter().map(|c| c.tag).collect();
+        tags.sort();
+        assert_eq!(tags, [0, 1, 2, 3]);
+        assert!(out.iter().all(|c| c.result == 4096), "{name} {out:?}");
+        assert_eq!(e.queue(&io(0, Ddir::Write, 65536, 4096)), Queued::Queued, "{name}: room again");
+        e.commit().unwrap();
+        out.clear();
+        assert_eq!(e.getevents(1, &mut out).unwrap(), 1);
+    }
+}
+
+#[test]
+fn vsync_merges_contiguous_ios_and_is_busy_otherwise() {
+    let s = Scratch::new("/dev/shm").unwrap();
+    let path = s.path("vsync");
+    let mut e = make("vsync", 8, vec![open_rw(&path, 1 << 20, false)], vec![]);
+    for tag in 0..3u32 {
+        e.buffer(tag)[..4096].copy_from_slice(&pattern(tag as u8, 4096));
+        assert_eq!(e.queue(&io(tag, Ddir::Write, 8192 + u64::from(tag) * 4096, 4096)), Queued::Queued);
+    }
+    // Not contiguous, another direction, a sync: all wait for the commit.
+    assert_eq!(e.queue(&io(3, Ddir::Write, 0, 4096)), Queued::Busy);
+    assert_eq!(e.queue(&io(3, Ddir::Read, 20480, 4096)), Queued::Busy);
+    assert_eq!(e.queue(&io(3, Ddir::Sync, 0, 0)), Queued::Busy);
+    assert_eq!(e.commit().unwrap(), 3);
+    let mut out = Vec::new();
+    assert_eq!(e.getevents(0, &mut out).unwrap(), 0, "as fio: nothing when not waiting");
+    assert_eq!(e.getevents(1, &mut out).unwrap(), 3);
+    let f = std::fs::File::open(&path).unwrap();
+    let mut b = vec![0u8; 12288];
+    f.read_exact_at(&mut b, 8192).unwrap();
+    assert_eq!(&b[4096..8192], &pattern(1, 4096)[..]);
+    // A short merged read deals the bytes out in order.
+    drop(e);
+    let mut e = make("vsync", 8, vec![open_rw(&path, 16384 + 6000, false)], vec![]);
+    for tag in 0..3u32 {
+        assert_eq!(e.queue(&io(tag, Ddir::Read, 16384 + u64::from(tag) * 4096, 4096)), Queued::Queued);
+    }
+    e.commit().unwrap();
+    out.clear();
+    e.getevents(3, &mut out).unwrap();
+    let results: Vec<i32> = out.iter().map(|c| c.result).collect();
+    assert_eq!(results, [4096, 6000 - 4096, 0]);
+}
+
+#[test]
+fn getevents_waits_for_min_and_caps_it() {
+    let s = Scratch::new("/dev/shm").unwrap();
+    for (name, opts) in variants() {
+        let path = s.path(&format!("min-{name}-{}", opts.len()));
+        let mut e = make(name, 8, vec![open_rw(&path, 1 << 20, false)], opts.clone());
+        if e.is_sync() {
+            continue;
+        }
+        for tag in 0..8 {
+            assert_eq!(e.queue(&io(tag, Ddir::Write, u64::from(tag) * 4096, 4096)), Queued::Queued);
+        }
+        assert_eq!(e.commit().unwrap(), 8);
+        let mut out = Vec::new();
+        let got = e.getevents(6, &mut out).unwrap();
+        assert!(got >= 6 && got == out.len(), "{name} {opts:?}: {got}");
+        // Asking for more than are in flight returns the rest instead of waiting forever.
+        let got2 = e.getevents(100, &mut out).unwrap();
+        assert_eq!(got + got2, 8, "{name} {opts:?}");
+        assert_eq!(e.getevents(5, &mut out).unwrap(), 0, "{name}: nothing in flight");
+    }
+}
+
+#[test]
+fn null_engine_follows_fio() {
+    let mut e = make("null", 1, vec![], vec![]);
+    assert!(e.is_sync());
+    assert_eq!(e.queue(&io(0, Ddir::Write, 0, 4096)), Queued::Completed(4096));
+    assert_eq!(e.queue(&io(0, Ddir::Sync, 0, 0)), Queued::Completed(0));
+    let mut e = make("null", 4, vec![], vec![]);
+    assert!(!e.is_sync());
+    for tag in 0..4 {
+        assert_eq!(e.queue(&io(tag, Ddir::Read, 0, 512)), Queued::Queued);
+    }
+    assert_eq!(e.queue(&io(0, Ddir::Read, 0, 512)), Queued::Busy);
+    assert_eq!(e.commit().unwrap(), 4);
+    // Completions not reaped yet: fio's null answers Busy.
+    assert_eq!(e.queue(&io(0, Ddir::Read, 0, 512)), Queued::Busy);
+    let mut out = Vec::new();
+    assert_eq!(e.getevents(0, &mut out).unwrap(), 0);
+    assert_eq!(e.getevents(1, &mut out).unwrap(), 4);
+    assert!(out.iter().all(|c| c.result == 512));
+    assert_eq!(e.queue(&io(0, Ddir::Read, 0, 512)), Queued::Queued);
+}
+
+#[test]
+#[should_panic(expected = "in flight")]
+fn buffer_of_a_slot_in_flight_panics() {
+    let s = Scratch::new("/dev/shm").unwrap();
+    let mut e = make("io_uring", 2, vec![open_rw(&s.path("f"), 1 << 20, false)], vec![]);
+    assert_eq!(e.queue(&io(0, Ddir::Read, 0, 4096)), Queued::Queued);
+    e.commit().unwrap();
+    let _ = e.buffer(0);
+}
+
+#[test]
+fn dropping_engines_with_ios_in_flight_is_safe() {
+    let s = Scratch::new("/dev/shm").unwrap();
+    for (name, opts) in variants() {
+        let path = s.path(&format!("drop-{name}-{}", opts.len()));
+        let mut e = make(name, 8, vec![open_rw(&path, 1 << 20, false)], opts.clone());
+        for tag in 0..8 {
+            let _ = e.queue(&io(tag, Ddir::Read, u64::from(tag) * 16384, 16384));
+        }
+        if opts.len() % 2 == 0 {
+            e.commit().unwrap();
+        }
+        drop(e);
+    }
+}
+
+#[test]
+fn engines_built_on_one_thread_run_on_another() {
+    let s = Scratch::new("/dev/shm").unwrap();
+    for (name, opts) in variants() {
+        let path = s.path(&format!("thread-{name}-{}", opts.len()));
+        let mut e = make(name, 4, vec![open_rw(&path, 1 << 20, false)], opts.clone());
+        let r = std::thread::spawn(move || {
+            e.buffer(0).fill(1);
+            run(e.as_mut(), io(0, Ddir::Write, 0, 4096))
+        })
+        .join()
+        .unwrap();
+        assert_eq!(r, 4096, "{name} {opts:?}");
+    }
+}
+
+#[test]
+fn names_and_options_are_checked() {
+    let cfg = || EngineConfig { depth: 1, buffer_size: 4096, buffer_align: 0, files: vec![], options: vec![] };
+    let err = |name: &str, options: Vec<(String, Option<String>)>| {
+        open_engine(name, EngineConfig { options, ..cfg() }).err().map(|e| e.to_string()).unwrap_or_default()
+    };
+    let o = |k: &str, v: Option<&str>| (k.to_string(), v.map(str::to_string));
+    assert_eq!(err("bogus", vec![]), "unknown ioengine 'bogus'");
+    assert!(err("posixaio", vec![]).starts_with("ioengine 'posixaio' is not supported by zonekit"));
+    assert_eq!(
+        err("io_uring", vec![o("cmdprio_percentage", Some("10")), o("uncached", Some("1"))]),
+        "ioengine io_uring: options cmdprio_percentage, uncached not supported by zonekit"
+    );
+    assert_eq!(err("psync", vec![o("hipri", None)]), "ioengine psync: option hipri not taken by this engine");
+    assert!(err("io_uring", vec![o("nonvectored", Some("2"))]).contains("out of range"));
+    assert_eq!(
+        err("libaio", vec![o("userspace_reap", Some("yes"))]),
+        "ioengine libaio: bad value for option 'userspace_reap': 'yes'"
+    );
+    assert_eq!(err("null", vec![]), "");
+    assert!(open_engine("psync", EngineConfig { depth: 0, ..cfg() }).is_err());
+    assert!(open_engine("psync", EngineConfig { buffer_align: 3000, ..cfg() }).is_err());
+    for name in ENGINES {
+        assert_eq!(err(name, vec![]), "", "{name}");
+    }
+}
+
+#[test]
+fn sync_engine_seeks_only_when_needed() {
+    let s = Scratch::new("/dev/shm").unwrap();
+    let path = s.path("seq");
+    let fd = open_rw(&path, 1 << 20, false);
+    let probe = std::fs::File::from(fd.try_clone().unwrap());
+    let mut e = make("sync", 1, vec![fd], vec![]);
+    for i in 0..4u64 {
+        e.buffer(0).fill(i as u8 + 1);
+        assert_eq!(run(e.as_mut(), io(0, Ddir::Write, i * 4096, 4096)), 4096);
+    }
+    use std::io::Seek;
+    assert_eq!((&probe).stream_position().unwrap(), 16384, "the file position follows the I/O");
+    e.buffer(0).fill(0);
+    assert_eq!(run(e.as_mut(), io(0, Ddir::Read, 4096, 4096)), 4096);
+    assert!(e.buffer(0)[..4096].iter().all(|&b| b == 2));
+}
+
+#[test]
+fn io_uring_hipri_polls_or_fails_as_the_kernel_says() {
+    // IOPOLL: tmpfs cannot poll and fails each I/O with EOPNOTSUPP; an O_DIRECT write on ext4 is
+    // polled on the block device (completing even without poll queues).
+    for base in ["/dev/shm".to_string(), std::env::temp_dir().to_string_lossy().into_owned()] {
+        let s = Scratch::new(&base).unwrap();
+        let opts = vec![("hipri".to_string(), None)];
+        let mut e = make("io_uring", 2, vec![open_rw(&s.path("hipri"), 1 << 20, true)], opts);
+        e.buffer(0)[..4096].copy_from_slice(&pattern(9, 4096));
+        let r = run(e.as_mut(), io(0, Ddir::Write, 0, 4096));
+        if base == "/dev/shm" {
+            assert_eq!(r, -libc::EOPNOTSUPP);
+        } else if is_ext4(s.dir.path()) {
+            assert_eq!(r, 4096);
+            // Reads of that block are refused here (EOPNOTSUPP) on this kernel; when one passes,
+            // it must carry the data.
+            let r = run(e.as_mut(), io(1, Ddir::Read, 0, 4096));
+            assert!(r == 4096 || r == -libc::EOPNOTSUPP, "{r}");
+            if r == 4096 {
+                assert_eq!(&e.buffer(1)[..4096], &pattern(9, 4096)[..]);
+            }
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! fio's `io_uring` engine: `depth` slots on one ring, I/Os batched into one `io_uring_enter` per
+//! `commit`, completions reaped from the CQ ring without a system call when they are there.
+//!
+//! The ring is set up as fio 3.33 sets it up (`CQSIZE`, `COOP_TASKRUN`, `SINGLE_ISSUER`,
+//! `DEFER_TASKRUN`, falling back on older kernels), disabled until the first `commit`, so that the
+//! thread that runs the job is the ring's single issuer wherever the engine was built.
+
+use std::io;
+
+use super::{Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, Target, trim};
+use crate::sys::uring::{PushError, Ring, RingSetup, Rw, Xfer};
+
+/// fio's io_uring options that zonekit cannot honour.
+const REFUSED: &[&str] = &["cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit", "uncached"];
+
+pub(crate) struct UringEngine {
+    ring: Ring,
+    files: Vec<Target>,
+    rw_flags: i32,
+    /// `force_async=N`: every Nth I/O gets `IOSQE_ASYNC`.
+    force_async: u32,
+    prepped: u32,
+}
+
+impl UringEngine {
+    pub fn new(mut config: EngineConfig) -> Result<UringEngine, EngineError> {
+        const NAME: &str = "io_uring";
+        let mut opts = Options::new(NAME, &config.options);
+        let mut setup = RingSetup {
+            iopoll: opts.flag("hipri")?,
+            fixed_bufs: opts.flag("fixedbufs")?,
+            fixed_files: opts.flag("registerfiles")?,
+            sqpoll: opts.flag("sqthread_poll")?,
+            ..RingSetup::default()
+        };
+        setup.sqpoll_cpu = opts.int("sqthread_poll_cpu", 0, i64::from(u32::MAX))?.map(|c| c as u32);
+        if setup.sqpoll {
+            // As fio: submission by a kernel thread works on registered files.
+            setup.fixed_files = true;
+        } else {
+            setup.sqpoll_cpu = None;
+        }
+        setup.vectored = match opts.int("nonvectored", -1, 1)? {
+            None | Some(-1) => None,
+            Some(n) => Some(n == 0),
+        };
+        let rw_flags = if opts.flag("nowait")? { libc::RWF_NOWAIT } else { 0 };
+        let force_async = opts.int("force_async", 0, i64::from(u32::MAX))?.unwrap_or(0) as u32;
+        // `cmd_type` only matters to io_uring_cmd; fio's io_uring takes it and ignores it.
+        opts.ignore("cmd_type");
+        opts.finish(REFUSED)?;
+        let common = Common::new(NAME, &mut config)?;
+        let fds = common.raw_fds();
+        let ring = Ring::new(setup, common.bufs, fds).map_err(|source| EngineError::Setup { engine: NAME, source })?;
+        Ok(UringEngine { ring, files: common.files, rw_flags, force_async, prepped: 0 })
+    }
+
+    #[inline]
+    fn force(&mut self) -> bool {
+        if self.force_async == 0 {
+            return false;
+        }
+        self.prepped += 1;
+        if self.prepped == self.force_async {
+            self.prepped = 0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+impl Engine for UringEngine {
+    fn name(&self) -> &'static str {
+        "io_uring"
+    }
+
+    fn is_sync(&self) -> bool {
+        false
+    }
+
+    fn buffer(&mut self, tag: u32) -> &mut [u8] {
+        self.ring.buffer_mut(tag as usize).expect("slot out of range or in flight")
+    }
+
+    #[inline]
+    fn queue(&mut self, io: &Io) -> Queued {
+        let file = io.file as usize;
+        if file >= self.files.len() {
+            return Queued::Completed(-libc::EBADF);
+        }
+        let r = match io.ddir {
+            Ddir::Read | Ddir::Write => {
+                let rw = if io.ddir == Ddir::Read { Rw::Read } else { Rw::Write };
+                let force_async = self.force();
+                let x = Xfer { rw, file, offset: io.offset, len: io.len, rw_flags: self.rw_flags, force_async };
+                self.ring.push_rw(io.tag as usize, &x)
+            }
+            Ddir::Sync | Ddir::DataSync => self.ring.push_fsync(io.tag as usize, file, io.ddir == Ddir::DataSync),
+            Ddir::Trim => {
+                // As fio: trims run inline, once the queued I/Os are committed.
+                if self.ring.pending() > 0 {
+                    return Queued::Busy;
+                }
+                return Queued::Completed(trim(&self.files[file], io.offset, io.len));
+            }
+        };
+        match r {
+            Ok(()) => Queued::Queued,
+            Err(PushError::Busy) => Queued::Busy,
+            Err(PushError::BadSlot | PushError::TooLong) => Queued::Completed(-libc::EINVAL),
+        }
+    }
+
+    #[inline]
+    fn commit(&mut self) -> io::Result<usize> {
+        self.ring.submit()
+    }
+
+    #[inline]
+    fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+        self.ring.getevents(min, out)
+    }
+}

@@ -1,0 +1,21 @@
+//! The OS boundary of the block layer: every `unsafe` block of `zonekit-blk` lives below this module,
+//! each with a `// SAFETY:` note, behind safe types and functions.
+//!
+//! - [`buf`]: page-aligned, zeroed buffers (`std::alloc`), and the per-slot buffers of an engine.
+//! - [`io`]: one thin wrapper per system call that std does not offer (vectored positional I/O,
+//!   `fallocate`, `posix_fadvise`, block-device ioctls), named after the call it makes.
+//! - [`uring`]: an io_uring queue that owns its slot buffers, so that a buffer the kernel may still
+//!   touch is never handed out or freed.
+//! - [`aio`]: the same for Linux native AIO (`io_setup` / `io_submit` / `io_getevents`), called
+//!   directly, without libaio.
+#![allow(unsafe_code)]
+
+pub mod aio;
+pub mod buf;
+pub mod io;
+pub mod uring;
+
+/// `-errno` of an OS error (`-EIO` when the error carries no errno).
+pub(crate) fn neg_errno(e: &std::io::Error) -> i32 {
+    -e.raw_os_error().unwrap_or(libc::EIO)
+}
