@@ -133,6 +133,8 @@ pub struct JobLoop<'a> {
     last_done: u64,
     error: Option<(i32, String)>,
     reaped: Vec<Completion>,
+    /// An I/O the engine answered `Busy` to: it goes again after a commit and a reap.
+    retry: Option<NextIo>,
     progress_every: u32,
     since_progress: u32,
 }
@@ -178,6 +180,7 @@ impl<'a> JobLoop<'a> {
             last_done: 0,
             error: None,
             reaped: Vec::with_capacity(depth as usize),
+            retry: None,
             progress_every: 64,
             since_progress: 0,
             cfg,
@@ -217,7 +220,7 @@ impl<'a> JobLoop<'a> {
                     }
                     continue;
                 }
-                let must_wait = self.free.is_empty() || self.exhausted || stop;
+                let must_wait = self.free.is_empty() || self.exhausted || stop || self.retry.is_some();
                 let min = if must_wait { self.cfg.batch_complete_min.max(1) as usize } else { 0 };
                 self.reap(min);
             }
@@ -316,7 +319,7 @@ impl<'a> JobLoop<'a> {
     fn fill_queue(&mut self) {
         let batch = self.cfg.batch_submit.max(1) as usize;
         while let Some(&tag) = self.free.last() {
-            let Some(io) = self.workload.next() else {
+            let Some(io) = self.retry.take().or_else(|| self.workload.next()) else {
                 self.exhausted = true;
                 return;
             };
@@ -352,24 +355,24 @@ impl<'a> JobLoop<'a> {
                     self.complete(io, res, start, start, done);
                 }
                 Queued::Busy => {
-                    // The engine's queue is full: put the I/O back by replaying it after a reap.
-                    self.workload_retry(io);
+                    // Not now (the engine waits for its queued I/Os to be committed, or its queue
+                    // is full): commit, reap, and queue this I/O again.
+                    self.retry = Some(io);
+                    if self.pending.is_empty() && self.inflight == 0 {
+                        // Nothing to wait for: the engine cannot take this I/O at all.
+                        self.retry = None;
+                        if let Some(d) = stat_ddir(io.dir)
+                            && !self.ramping
+                        {
+                            self.stats.dropped_io(d);
+                        }
+                    }
                     return;
                 }
             }
             if self.error.is_some() {
                 return;
             }
-        }
-    }
-
-    fn workload_retry(&mut self, io: NextIo) {
-        // Rare (engines size their rings to the depth); the I/O is lost for the workload's
-        // counters, so count it as dropped rather than silently skipping it.
-        if let Some(d) = stat_ddir(io.dir)
-            && !self.ramping
-        {
-            self.stats.dropped_io(d);
         }
     }
 
