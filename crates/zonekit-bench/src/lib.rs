@@ -1,6 +1,7 @@
 //! zonekit-bench: the fio-compatible benchmark behind `zonekit bench`.
 
 pub mod options;
+pub mod output;
 pub mod rng;
 pub mod stats;
 pub mod workload;

@@ -1,0 +1,1 @@
+fio --name=eta ... --eta=always --eta-newline=1

@@ -1,0 +1,1 @@
+fio jobfile.fio --output-format=json+,normal,terse

@@ -1,0 +1,1 @@
+fio --name=mix --filename=/dev/shm/zk-fio/a.img --size=64M --rw=randrw --rwmixread=70 --bs=4k --ioengine=io_uring --iodepth=4 --numjobs=2 --group_reporting --time_based --runtime=2 --output-format=json+,normal,terse

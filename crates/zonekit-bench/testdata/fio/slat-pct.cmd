@@ -1,0 +1,1 @@
+fio --name=sp --filename=/dev/shm/zk-fio/a.img --size=128M --rw=randwrite --bs=16k --ioengine=io_uring --iodepth=8 --slat_percentiles=1 --clat_percentiles=0 --lat_percentiles=1 --output-format=json+,normal,terse
