@@ -186,3 +186,50 @@ fn output_formats_parse() {
     assert!(f.json && f.json_plus && f.normal && !f.terse);
     assert!(OutputFormats::parse("xml").is_err());
 }
+
+/// Runs `scripts/json-keys.py`; `None` when python3 is not installed.
+fn json_keys(args: &[&std::ffi::OsStr]) -> Option<(i32, String)> {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scripts/json-keys.py");
+    let out = std::process::Command::new("python3").arg(script).args(args).output().ok()?;
+    Some((out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned()))
+}
+
+#[test]
+fn json_keys_script_compares_key_sets() {
+    let d = testdata();
+    let (same, _) =
+        match json_keys(&[d.join("psync-randwrite.out").as_os_str(), d.join("psync-randwrite.out").as_os_str()]) {
+            Some(r) => r,
+            None => return, // no python3 here
+        };
+    assert_eq!(same, 0);
+    // lat_percentiles=1 prints lat_ns percentiles and bins; a run without them lacks those keys,
+    // and a tmpfs run has no disk_util.
+    let (rc, text) =
+        json_keys(&[d.join("large-lat.out").as_os_str(), d.join("psync-randwrite.out").as_os_str()]).unwrap();
+    assert_eq!(rc, 1);
+    assert!(text.contains("missing: jobs[0].write.lat_ns.percentile.99.990000\n"), "{text}");
+    assert!(text.contains("missing: disk_util[0].util\n"), "{text}");
+    assert!(!text.contains("clat_ns.percentile"), "{text}");
+    // The other way round only the echoed options differ (--runtime): large-lat has every other
+    // key psync-randwrite has.
+    let (rc, text) = json_keys(&[
+        "--ignore".as_ref(),
+        "job options".as_ref(),
+        d.join("psync-randwrite.out").as_os_str(),
+        d.join("large-lat.out").as_os_str(),
+    ])
+    .unwrap();
+    assert_eq!((rc, text.as_str()), (0, ""));
+    // zonekit's JSON of a recorded run has every key fio printed for it (runs with global options
+    // and a description, lat/slat percentiles, syncs, disk stats, an error).
+    let dir = tempfile::tempdir().unwrap();
+    let cases = ["jobfile", "large-lat", "slat-pct", "fsync", "randrw-group", "trim"];
+    for r in recorded().into_iter().filter(|r| cases.contains(&r.name.as_str())) {
+        let report = report_of(&r);
+        let mine = dir.path().join(format!("{}.json", r.name));
+        std::fs::write(&mine, json_out::render(&report, true)).unwrap();
+        let (rc, text) = json_keys(&[d.join(format!("{}.out", r.name)).as_os_str(), mine.as_os_str()]).unwrap();
+        assert_eq!((rc, text.as_str()), (0, ""), "{}", r.name);
+    }
+}

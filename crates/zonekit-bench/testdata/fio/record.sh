@@ -63,8 +63,13 @@ want n1000 && run n1000 --name=k --filename=$SHM/a.img --size=4000k --rw=randwri
 # Log files: per-I/O logs (log_avg_msec=0) and averaged ones, written into logs-<case>/.
 if want logs-unit; then
     mkdir -p logs-unit && (cd logs-unit && rm -f ./*.log && run ../logs-unit --name=lu \
-        --filename=$SHM/a.img --size=1M --rw=randwrite --bs=4k --ioengine=psync \
+        --filename=$SHM/a.img --size=4M --rw=randrw --bs=4k --ioengine=psync \
         --write_bw_log=lu --write_lat_log=lu --write_iops_log=lu --log_offset=1 $F)
+fi
+if want logs-uring; then
+    mkdir -p logs-uring && (cd logs-uring && rm -f ./*.log && run ../logs-uring --name=lq \
+        --filename=$SHM/a.img --size=2M --rw=randwrite --bs=4k --ioengine=io_uring --iodepth=4 \
+        --write_bw_log=lq --write_lat_log=lq --write_iops_log=lq $F)
 fi
 if want logs-avg; then
     mkdir -p logs-avg && (cd logs-avg && rm -f ./*.log && run ../logs-avg --name=la \
