@@ -2,8 +2,11 @@
 //!
 //! `cargo bench -p zonekit-blk` (optionally `-- FILTER`) runs, each for `ZONEKIT_BENCH_SECS`
 //! seconds (default 3), on a 1 GiB file in /dev/shm (`ZONEKIT_BENCH_DIR` to change) written out
-//! once beforehand, with O_DIRECT and 4 KiB blocks at uniformly random aligned offsets:
-//! - `clock`: one `RealClock::now_ns()`;
+//! once beforehand — or on the first 2 GiB of an existing file `ZONEKIT_BENCH_FILE` (what
+//! `bench/vs-fio.sh` gives fio) — with O_DIRECT and 4 KiB blocks at uniformly random aligned
+//! offsets:
+//! - `clock`: one `RealClock::now_ns()` (the TSC where the kernel trusts it), `clock-monotonic`:
+//!   the same on `CLOCK_MONOTONIC`;
 //! - `null-qd1`, `null-qd32`: the engine interface alone (no system call);
 //! - `psync-4k-randwrite`: `queue` of a 4 KiB write (one `pwrite`) per I/O;
 //! - `psync-4k-randwrite+clock`: the same with three clock reads per I/O, as a runner does;
@@ -28,7 +31,7 @@ use zonekit_blk::{Engine, RealClock};
 const FILE_SIZE: u64 = 1 << 30;
 const BS: u32 = 4096;
 
-struct Rng(u64);
+struct Rng(u64, u64);
 impl Rng {
     #[inline]
     fn next(&mut self) -> u64 {
@@ -37,9 +40,10 @@ impl Rng {
         self.0 ^= self.0 << 17;
         self.0
     }
+    /// A random block-aligned offset in the first `self.1` bytes.
     #[inline]
     fn offset(&mut self) -> u64 {
-        (self.next() % (FILE_SIZE / u64::from(BS))) * u64::from(BS)
+        (self.next() % (self.1 / u64::from(BS))) * u64::from(BS)
     }
 }
 
@@ -152,13 +156,15 @@ fn async_one_by_one(e: &mut dyn Engine, rng: &mut Rng, free: &mut Vec<u32>, out:
 
 fn main() {
     let filter: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
-    let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()));
+    let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.starts_with(f.as_str()));
     let secs: f64 = std::env::var("ZONEKIT_BENCH_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(3.0);
     let dir = PathBuf::from(std::env::var("ZONEKIT_BENCH_DIR").unwrap_or_else(|_| "/dev/shm".into()));
     let path = dir.join(format!("zonekit-blk-bench-{}", std::process::id()));
 
-    if wanted("clock") {
-        let clock = RealClock::new();
+    for (name, clock) in [("clock", RealClock::new()), ("clock-monotonic", RealClock::monotonic())] {
+        if !wanted(name) {
+            continue;
+        }
         let row = measure(secs.min(1.0), || {
             let mut acc = 0u64;
             for _ in 0..100_000 {
@@ -167,7 +173,7 @@ fn main() {
             std::hint::black_box(acc);
             100_000
         });
-        report("clock", row);
+        report(if clock.uses_tsc() { "clock (tsc)" } else { name }, row);
     }
     for depth in [1u32, 32] {
         let name = format!("null-qd{depth}");
@@ -175,7 +181,7 @@ fn main() {
             continue;
         }
         let mut e = engine("null", depth, Vec::new(), Vec::new());
-        let (mut rng, mut out, mut free) = (Rng(7), Vec::new(), (0..depth).collect::<Vec<_>>());
+        let (mut rng, mut out, mut free) = (Rng(7, FILE_SIZE), Vec::new(), (0..depth).collect::<Vec<_>>());
         let row = if depth == 1 {
             measure(secs.min(1.0), || {
                 for _ in 0..100_000 {
@@ -190,22 +196,39 @@ fn main() {
         report(&name, row);
     }
 
-    let io_rows = ["psync", "io_uring", "libaio"];
+    let io_rows = [
+        "psync-4k-randwrite",
+        "psync-4k-randwrite+clock",
+        "io_uring-qd32-4k-randwrite",
+        "io_uring-qd32-4k-randwrite-batch1",
+        "libaio-qd32-4k-randwrite",
+    ];
     if !io_rows.iter().any(|r| wanted(r)) {
         return;
     }
-    let t = Instant::now();
-    let spec = LayoutSpec::for_job(false, true, true, false, 1 << 20);
-    lay_out_file(&path, FILE_SIZE, &spec, &mut |b| {
-        b.fill(0x5a);
-        true
-    })
-    .expect("lay out the bench file");
-    eprintln!("(laid out {} in {:.2} s)", path.display(), t.elapsed().as_secs_f64());
+    let (path, range, ours) = match std::env::var_os("ZONEKIT_BENCH_FILE") {
+        Some(f) => {
+            let f = PathBuf::from(f);
+            let len = std::fs::metadata(&f).map(|m| m.len()).unwrap_or(0);
+            assert!(len >= u64::from(BS), "ZONEKIT_BENCH_FILE {}: too small or missing", f.display());
+            (f, len.min(2 << 30), false)
+        }
+        None => {
+            let t = Instant::now();
+            let spec = LayoutSpec::for_job(false, true, true, false, 1 << 20);
+            lay_out_file(&path, FILE_SIZE, &spec, &mut |b| {
+                b.fill(0x5a);
+                true
+            })
+            .expect("lay out the bench file");
+            eprintln!("(laid out {} in {:.2} s)", path.display(), t.elapsed().as_secs_f64());
+            (path, FILE_SIZE, true)
+        }
+    };
 
     if wanted("psync-4k-randwrite") {
         let mut e = engine("psync", 1, open(&path), Vec::new());
-        let mut rng = Rng(0x1234_5678);
+        let mut rng = Rng(0x1234_5678, range);
         let row = measure(secs, || {
             for _ in 0..4096 {
                 let io = Io { tag: 0, ddir: Ddir::Write, file: 0, offset: rng.offset(), len: BS };
@@ -240,7 +263,7 @@ fn main() {
             continue;
         }
         let mut e = engine(engine_name, 32, open(&path), Vec::new());
-        let (mut rng, mut out, mut free) = (Rng(0x1234_5678), Vec::new(), (0..32).collect::<Vec<u32>>());
+        let (mut rng, mut out, mut free) = (Rng(0x1234_5678, range), Vec::new(), (0..32).collect::<Vec<u32>>());
         let row = measure(secs, || {
             if one_by_one {
                 async_one_by_one(e.as_mut(), &mut rng, &mut free, &mut out)
@@ -256,5 +279,7 @@ fn main() {
         }
         report(name, row);
     }
-    let _ = std::fs::remove_file(&path);
+    if ours {
+        let _ = std::fs::remove_file(&path);
+    }
 }

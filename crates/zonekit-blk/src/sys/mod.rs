@@ -8,11 +8,13 @@
 //!   touch is never handed out or freed.
 //! - [`aio`]: the same for Linux native AIO (`io_setup` / `io_submit` / `io_getevents`), called
 //!   directly, without libaio.
+//! - [`tsc`]: the CPU time-stamp counter, for the clock.
 #![allow(unsafe_code)]
 
 pub mod aio;
 pub mod buf;
 pub mod io;
+pub mod tsc;
 pub mod uring;
 
 /// `-errno` of an OS error (`-EIO` when the error carries no errno).
