@@ -265,6 +265,7 @@ impl Ring {
             self.pending = 0;
             return Ok(sent);
         }
+        let mut retries = 0;
         while self.pending > 0 {
             match self.enter(self.pending, 0, io_uring::EnterFlags::GETEVENTS.bits()) {
                 Ok(n) => {
@@ -277,8 +278,18 @@ impl Ring {
                     }
                 }
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
-                Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::EBUSY)) && sent > 0 => break,
-                Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::EBUSY)) && self.in_kernel > 0 => break,
+                Err(e) if matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::EBUSY)) => {
+                    // Short of kernel resources: let completions free some (the caller reaps), or,
+                    // with nothing in flight, retry a while as fio does.
+                    if sent > 0 || self.in_kernel > 0 {
+                        break;
+                    }
+                    retries += 1;
+                    if retries > 10_000 {
+                        return Err(e);
+                    }
+                    std::thread::sleep(std::time::Duration::from_micros(1));
+                }
                 Err(e) => return Err(e),
             }
         }
