@@ -10,6 +10,7 @@ pub mod json_out;
 pub mod normal;
 pub mod num;
 pub mod report;
+pub mod sys;
 pub mod terse;
 
 pub use report::{

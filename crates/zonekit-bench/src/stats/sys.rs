@@ -41,3 +41,25 @@ pub fn thread_rusage() -> io::Result<Rusage> {
         majflt: ru.ru_majflt as u64,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_usage_grows_with_work() {
+        let a = thread_rusage().unwrap();
+        let mut x = 0u64;
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_millis(30) {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            std::hint::black_box(x);
+        }
+        let b = thread_rusage().unwrap();
+        let us = |t: (i64, i64)| t.0 * 1_000_000 + t.1;
+        assert!(us(b.utime) + us(b.stime) > us(a.utime) + us(a.stime));
+        // Another thread's usage is its own: a fresh thread has used (almost) nothing.
+        let other = std::thread::spawn(|| thread_rusage().unwrap()).join().unwrap();
+        assert!(us(other.utime) < us(b.utime) + 1);
+    }
+}

@@ -51,6 +51,8 @@ want slat-pct && run slat-pct --name=sp --filename=$SHM/a.img --size=128M --rw=r
 want jobfile && ZK_FILE=$SHM/a.img run jobfile jobfile.fio $F
 want trim && run trim --name=tr --filename=$SHM/t.img --size=32M --rw=randtrim --bs=64k \
     --ioengine=psync --percentile_list=50:99 $F
+want errors && run errors --name=ce --filename=$SHM/t.img --size=1M --rw=randtrim --bs=64k \
+    --ioengine=psync --continue_on_error=all $F
 want bits && run bits --name=bits --filename=$SHM/a.img --size=64M --rw=write --bs=128k \
     --ioengine=psync --unit_base=1 --kb_base=1000 $F
 # Small and round sample counts, where p/100*N is an integer in decimal but not in binary
