@@ -515,6 +515,17 @@ mod tests {
     }
 
     #[test]
+    fn percentile_precision_as_fio_prints_it() {
+        // fio 3.33 --ioengine=null --percentile_list=1:50, then =25.125:1.
+        let mut out = String::new();
+        percentiles(&[(1.0, 20), (50.0, 30)], 0, "clat", &mut out);
+        assert_eq!(out, "    clat percentiles (nsec):\n     |   1th=[   20],  50th=[   30]\n");
+        out.clear();
+        percentiles(&[(1.0, 50), (25.125, 50)], 3, "clat", &mut out);
+        assert_eq!(out, "    clat percentiles (nsec):\n     |  1.000th=[   50], 25.125th=[   50]\n");
+    }
+
+    #[test]
     fn errno_text() {
         assert_eq!(strerror(121), "Remote I/O error");
     }

@@ -343,6 +343,19 @@ mod tests {
     }
 
     #[test]
+    fn list_precision_is_the_most_decimals_of_any_entry() {
+        for (text, prec) in [("1:50", 0), ("99.5:50", 1), ("50:99.5", 1), ("25.125:1", 3)] {
+            assert_eq!(PercentileList::parse(text).unwrap().precision(), prec, "{text}");
+        }
+        let l = PercentileList::parse("99:1:50").unwrap();
+        assert_eq!(l.values(), &[1.0, 50.0, 99.0]);
+        // fio's list ends at the first zero.
+        assert_eq!(PercentileList::parse("5:0:50").unwrap().values(), &[5.0]);
+        assert!(PercentileList::parse("101").is_none());
+        assert!(PercentileList::parse("abc").is_none());
+    }
+
+    #[test]
     fn percentiles_of_uniform_counts() {
         let mut h = PlatHistogram::new();
         for v in 0..100 {

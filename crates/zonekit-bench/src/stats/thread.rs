@@ -468,14 +468,16 @@ impl ThreadStats {
         self.js.total_io_u[ddir.index()] += 1;
     }
 
-    /// A sync (`fsync`/`fdatasync`) was handed to the engine: counts it in `issued rwts`.
+    /// A sync (`fsync`/`fdatasync`) was handed to the engine: counts it in `issued rwts`. fio does
+    /// not count the `end_fsync` at the end of a job (it runs in the FSYNCING state).
     pub fn sync_issued(&mut self) {
         self.js.total_io_u[3] += 1;
     }
 
     /// `nr` I/Os went to the device with `depth_now` I/Os in flight (fio's `io_u_mark_depth`:
     /// synchronous engines call it with 1 per I/O, async engines at each commit with the number
-    /// committed).
+    /// committed). Syncs count too, which is why fio can print `IO depths: 1=103.1%` (the
+    /// percentages are of reads, writes and trims only).
     pub fn queued(&mut self, depth_now: u32, nr: u32) {
         self.js.io_u_map[depth_bucket(depth_now)] += u64::from(nr);
     }
