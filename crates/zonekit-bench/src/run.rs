@@ -1,0 +1,379 @@
+//! A whole run (fio's `run_threads`): the header lines, the groups in order (every clone of a
+//! group on its own thread; `stonewall` groups one after the other), SIGINT/SIGTERM, the live
+//! status line, and the report in each requested format.
+
+use crate::exec::Progress;
+use crate::options::job::JobOptions;
+use crate::output::disk::DiskUtilTracker;
+use crate::output::eta::{EtaLine, EtaStatus, JobState, condensed_run_str};
+use crate::output::normal::{JobHeader, numjobs_continuation, starting_line, version_line};
+use crate::output::{JobInfo, JobReport, OutputFormats, RunReport, version_string};
+use crate::runner::{JobOutcome, JobRun, NoteSink, run_job};
+use crate::stats::JobStats;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// One job as given (before `numjobs` cloning).
+#[derive(Debug, Clone)]
+pub struct BenchJob {
+    /// Its options, resolved.
+    pub opts: Arc<JobOptions>,
+    /// Its reporting group.
+    pub groupid: u32,
+    /// The options as written in its own section (JSON `"job options"`).
+    pub job_options: Vec<(String, String)>,
+}
+
+/// When to print the live status line (`--eta`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EtaMode {
+    /// When standard output is a terminal (fio's default).
+    #[default]
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Run-wide settings (fio's command-line options).
+#[derive(Debug, Clone, Default)]
+pub struct RunSettings {
+    /// `--output-format`.
+    pub formats: OutputFormats,
+    /// `--eta`.
+    pub eta: EtaMode,
+    /// `--eta-newline`: start a new status line this often.
+    pub eta_newline: Option<Duration>,
+    /// `--status-interval`: print the full report this often while running.
+    pub status_interval: Option<Duration>,
+    /// The `[global]` options as written (JSON `"global options"`).
+    pub global_options: Vec<(String, String)>,
+    /// Standard output is a terminal (decides `--eta=auto`).
+    pub stdout_is_tty: bool,
+}
+
+/// What a run produced: the text of the report, and the exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunResult {
+    /// 1 if any job failed (fio's exit code), else 0.
+    pub exit_code: i32,
+}
+
+fn header(o: &JobOptions, groupid: u32) -> JobHeader {
+    JobHeader {
+        name: o.name.clone(),
+        groupid,
+        rw: o.rw.name().to_string(),
+        bs: [(o.min_bs[0], o.max_bs[0]), (o.min_bs[1], o.max_bs[1]), (o.min_bs[2], o.max_bs[2])],
+        bs_is_seq_rand: o.bs_is_seq_rand,
+        ioengine: o.ioengine.clone(),
+        iodepth: o.iodepth,
+        kb_base: o.kb_base,
+        sig_figs: o.significant_figures,
+    }
+}
+
+/// The header lines fio prints before a run (normal output only): one per job, `...` after a
+/// job with `numjobs > 1`, the version, and `Starting N processes/threads`.
+pub fn header_text(jobs: &[BenchJob]) -> String {
+    let mut s = String::new();
+    let (mut threads, mut procs) = (0, 0);
+    for j in jobs {
+        s.push_str(&header(&j.opts, j.groupid).line());
+        if j.opts.numjobs > 1 {
+            s.push_str(numjobs_continuation());
+        }
+        if j.opts.thread {
+            threads += j.opts.numjobs;
+        } else {
+            procs += j.opts.numjobs;
+        }
+    }
+    s.push_str(&version_line(&version_string()));
+    s.push_str(&starting_line(threads, procs));
+    s
+}
+
+struct Clone_ {
+    run: JobRun,
+    progress: Arc<Progress>,
+    job_options: Vec<(String, String)>,
+}
+
+fn running_state(o: &JobOptions, p: &Progress) -> JobState {
+    match p.state.load(Ordering::Relaxed) {
+        0 => JobState::Initialized,
+        1 => JobState::Ramp,
+        2 => JobState::Running {
+            read: o.rw.reads(),
+            write: o.rw.writes(),
+            random: o.rw.is_random(),
+            rwmix_read: o.rwmixread,
+        },
+        _ => JobState::Exited,
+    }
+}
+
+/// The monitor: SIGINT/SIGTERM, the ETA line, until told to stop.
+fn monitor(
+    clones: Arc<Vec<Clone_>>,
+    terminate: Arc<AtomicBool>,
+    done: Arc<AtomicBool>,
+    out: Arc<Mutex<Box<dyn Write + Send>>>,
+    eta: bool,
+    eta_newline: Option<Duration>,
+) {
+    let begun = Instant::now();
+    let mut line = EtaLine::new(eta_newline.map(|d| d.as_millis() as u64));
+    let mut last_eta = Instant::now();
+    let mut last_bytes = [0u64; 3];
+    let mut last_ios = [0u64; 3];
+    let mut announced = false;
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(10));
+        if let Some(sig) = crate::process::received()
+            && !announced
+        {
+            announced = true;
+            terminate.store(true, Ordering::Relaxed);
+            if let Ok(mut w) = out.lock() {
+                let _ = writeln!(w, "\nzonekit: terminating on signal {sig}");
+                let _ = w.flush();
+            }
+        }
+        if !eta || last_eta.elapsed() < Duration::from_secs(1) {
+            continue;
+        }
+        let dt = last_eta.elapsed().as_secs_f64();
+        last_eta = Instant::now();
+        let mut st = EtaStatus::default();
+        let mut letters = String::new();
+        let mut bytes = [0u64; 3];
+        let mut ios = [0u64; 3];
+        let mut eta_sec: Option<u64> = Some(0);
+        for c in clones.iter() {
+            let state = running_state(&c.run.opts, &c.progress);
+            letters.push(state.letter());
+            if matches!(state, JobState::Running { .. } | JobState::Ramp) {
+                st.nr_running += 1;
+                st.files_open += c.run.opts.nrfiles.max(1);
+                if matches!(state, JobState::Ramp) {
+                    st.nr_ramp += 1;
+                }
+                let o = &c.run.opts;
+                let left = match o.runtime {
+                    Some(r) if o.time_based || !r.is_zero() => {
+                        Some((r + o.ramp_time).as_secs().saturating_sub(begun.elapsed().as_secs()))
+                    }
+                    _ => None,
+                };
+                eta_sec = match (eta_sec, left) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    _ => None,
+                };
+            }
+            for d in 0..3 {
+                bytes[d] += c.progress.bytes[d].load(Ordering::Relaxed);
+                ios[d] += c.progress.ios[d].load(Ordering::Relaxed);
+            }
+        }
+        for d in 0..3 {
+            st.rate_kib[d] = ((bytes[d] - last_bytes[d].min(bytes[d])) as f64 / dt / 1024.0) as u64;
+            st.iops[d] = ((ios[d] - last_ios[d].min(ios[d])) as f64 / dt) as u64;
+        }
+        last_bytes = bytes;
+        last_ios = ios;
+        st.run_str = condensed_run_str(&letters);
+        st.eta_sec = eta_sec;
+        st.elapsed_sec = begun.elapsed().as_secs();
+        let text = line.format(&st, begun.elapsed().as_millis() as u64);
+        if let Ok(mut w) = out.lock() {
+            let _ = w.write_all(text.as_bytes());
+            let _ = w.flush();
+        }
+    }
+}
+
+fn verror(errno: i32, msg: &str) -> String {
+    let text = zonekit_core::Errno(errno).description().map(str::to_string).unwrap_or_else(|| format!("errno {errno}"));
+    if msg.starts_with("io_u error") {
+        format!("file:io_u.c:1845, func=io_u error, error={text}")
+    } else {
+        format!("func={msg}, error={text}")
+    }
+}
+
+/// Run `jobs`: print headers to `out` (normal output), run the groups in order, print the report
+/// to `out` and errors to `err`. Returns fio's exit code.
+pub fn execute(
+    jobs: &[BenchJob],
+    settings: &RunSettings,
+    out: Box<dyn Write + Send>,
+    err: &mut dyn Write,
+) -> RunResult {
+    let out = Arc::new(Mutex::new(out));
+    if settings.formats.normal
+        && let Ok(mut w) = out.lock()
+    {
+        let _ = w.write_all(header_text(jobs).as_bytes());
+        let _ = w.flush();
+    }
+    crate::process::catch_terminating_signals();
+
+    // Every clone, in the order fio numbers them.
+    let mut clones = Vec::new();
+    let mut thread_number = 0;
+    for j in jobs {
+        for jobnum in 0..j.opts.numjobs.max(1) {
+            thread_number += 1;
+            clones.push(Clone_ {
+                run: JobRun { opts: j.opts.clone(), jobnum, thread_number, groupid: j.groupid },
+                progress: Arc::new(Progress::default()),
+                job_options: j.job_options.clone(),
+            });
+        }
+    }
+    let files: Vec<PathBuf> = clones.iter().flat_map(|c| crate::plan::file_paths(&c.run.opts, c.run.jobnum)).collect();
+    let mut disks = DiskUtilTracker::new(&files);
+    disks.update();
+
+    let clones = Arc::new(clones);
+    let terminate = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicBool::new(false));
+    let eta = match settings.eta {
+        EtaMode::Always => true,
+        EtaMode::Never => false,
+        EtaMode::Auto => settings.stdout_is_tty && settings.formats.normal,
+    };
+    let mon = {
+        let (c, t, d, o) = (clones.clone(), terminate.clone(), done.clone(), out.clone());
+        let nl = settings.eta_newline;
+        std::thread::Builder::new().name("zonekit-monitor".into()).spawn(move || monitor(c, t, d, o, eta, nl)).ok()
+    };
+    let note: NoteSink = if settings.formats.normal {
+        let o = out.clone();
+        Arc::new(move |s: &str| {
+            if let Ok(mut w) = o.lock() {
+                let _ = writeln!(w, "{s}");
+                let _ = w.flush();
+            }
+        })
+    } else {
+        Arc::new(|_: &str| {})
+    };
+
+    let begun = Instant::now();
+    let mut outcomes: Vec<(usize, JobOutcome)> = Vec::new();
+    let last_group = clones.iter().map(|c| c.run.groupid).max().unwrap_or(0);
+    for g in 0..=last_group {
+        if terminate.load(Ordering::Relaxed) {
+            break;
+        }
+        let mut handles = Vec::new();
+        for (i, c) in clones.iter().enumerate().filter(|(_, c)| c.run.groupid == g) {
+            let (run, t, p, n) = (c.run.clone(), terminate.clone(), c.progress.clone(), note.clone());
+            let name = format!("{}-{}", c.run.opts.name, c.run.jobnum);
+            match std::thread::Builder::new().name(name).spawn(move || run_job(run, t, p, n)) {
+                Ok(h) => handles.push((i, h)),
+                Err(e) => {
+                    let _ = writeln!(err, "zonekit: cannot start a job thread: {e}");
+                }
+            }
+        }
+        for (i, h) in handles {
+            match h.join() {
+                Ok(o) => outcomes.push((i, o)),
+                Err(_) => {
+                    let _ = writeln!(err, "zonekit: a job thread failed");
+                }
+            }
+        }
+    }
+    done.store(true, Ordering::Relaxed);
+    if let Some(m) = mon {
+        let _ = m.join();
+    }
+    disks.update();
+    let elapsed_sec = begun.elapsed().as_secs_f64().ceil() as i64;
+
+    // Errors as fio logs them, then the report.
+    let mut failed = false;
+    for (_, o) in &outcomes {
+        if let Some((_, msg)) = &o.error {
+            failed = true;
+            let _ = writeln!(err, "zonekit: {msg}");
+        }
+    }
+    outcomes.sort_by_key(|(i, _)| *i);
+    let mut reports: Vec<JobReport> = Vec::new();
+    let mut merged: Option<(u32, String, JobStats, JobInfo)> = None;
+    let flush = |m: &mut Option<(u32, String, JobStats, JobInfo)>, reports: &mut Vec<JobReport>| {
+        if let Some((_, _, st, info)) = m.take() {
+            reports.push(JobReport::from_stats(&st, info));
+        }
+    };
+    for (i, o) in &outcomes {
+        let c = &clones[*i];
+        let opts = &c.run.opts;
+        let (errno, vmsg) = match &o.error {
+            Some((e, m)) => (*e, verror(*e, m)),
+            None => (0, String::new()),
+        };
+        let info = JobInfo {
+            name: opts.name.clone(),
+            description: opts.description.clone().unwrap_or_default(),
+            groupid: c.run.groupid,
+            members: 1,
+            pid: o.pid as i32,
+            error: errno,
+            verror: vmsg,
+            time: crate::output::sys::ctime(
+                o.started.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0),
+            ),
+            elapsed_sec,
+            job_options: c.job_options.clone(),
+            continue_on_error: opts.continue_on_error.read || opts.continue_on_error.write,
+            latency_depth: opts.iodepth,
+            kb_base: opts.kb_base,
+            unit_bits: opts.unit_base == 1,
+            sig_figs: opts.significant_figures,
+            ..JobInfo::default()
+        };
+        if opts.group_reporting {
+            match &mut merged {
+                Some((g, _, st, mi)) if *g == c.run.groupid => {
+                    st.merge(&o.stats);
+                    mi.members += 1;
+                    if mi.error == 0 && errno != 0 {
+                        mi.error = errno;
+                        mi.verror = info.verror.clone();
+                    }
+                }
+                _ => {
+                    flush(&mut merged, &mut reports);
+                    merged = Some((c.run.groupid, opts.name.clone(), o.stats.clone(), info));
+                }
+            }
+        } else {
+            flush(&mut merged, &mut reports);
+            reports.push(JobReport::from_stats(&o.stats, info));
+        }
+    }
+    flush(&mut merged, &mut reports);
+    // Disk stats are of the devices under files the jobs used (none when every job failed to set
+    // up, as in fio).
+    let used_files = outcomes.iter().any(|(_, o)| !o.files.is_empty());
+    let mut report = RunReport::new(reports, if used_files { disks.report() } else { Vec::new() });
+    report.stamp_now();
+    report.global_options = settings.global_options.clone();
+    let text = crate::output::render(&report, settings.formats);
+    if let Ok(mut w) = out.lock() {
+        let _ = w.write_all(text.as_bytes());
+        let _ = w.flush();
+    }
+    RunResult { exit_code: i32::from(failed || crate::process::received().is_some()) }
+}
