@@ -59,13 +59,15 @@ impl Engine for LibaioEngine {
             Ddir::Read => Rw::Read,
             Ddir::Write => Rw::Write,
             Ddir::Trim | Ddir::Sync | Ddir::DataSync => {
-                if self.aio.pending() > 0 {
-                    return Queued::Busy;
-                }
-                return Queued::Completed(match io.ddir {
-                    Ddir::Trim => trim(t, io.offset, io.len),
-                    _ => sync_file(t, io.ddir == Ddir::DataSync),
-                });
+                // As fio: run inline, once the queued I/Os are committed.
+                return match self.aio.claim(io.tag as usize) {
+                    Ok(()) if self.aio.pending() == 0 => Queued::Completed(match io.ddir {
+                        Ddir::Trim => trim(t, io.offset, io.len),
+                        _ => sync_file(t, io.ddir == Ddir::DataSync),
+                    }),
+                    Ok(()) | Err(PushError::Busy) => Queued::Busy,
+                    Err(PushError::BadSlot | PushError::TooLong) => Queued::Completed(-libc::EINVAL),
+                };
             }
         };
         match self.aio.push_rw(io.tag as usize, rw, file, io.offset, io.len, self.rw_flags) {

@@ -174,6 +174,37 @@ pub trait Engine: Send {
 /// The engines zonekit has, by fio's name.
 pub const ENGINES: &[&str] = &["psync", "sync", "pvsync", "pvsync2", "vsync", "io_uring", "libaio", "null"];
 
+/// What an engine is, in one line each, for `--help` and `--enghelp`.
+pub const ENGINE_HELP: &[(&str, &str)] = &[
+    ("psync", "pread/pwrite, one I/O at a time"),
+    ("sync", "lseek + read/write, one I/O at a time"),
+    ("pvsync", "preadv/pwritev, one I/O at a time"),
+    ("pvsync2", "preadv2/pwritev2 (hipri, hipri_percentage, nowait), one I/O at a time"),
+    ("vsync", "contiguous I/Os merged into one lseek + readv/writev"),
+    (
+        "io_uring",
+        "io_uring with iodepth slots and batched submission (hipri, fixedbufs, registerfiles, sqthread_poll, sqthread_poll_cpu, nonvectored, nowait, force_async)",
+    ),
+    (
+        "libaio",
+        "Linux native asynchronous I/O (io_setup/io_submit/io_getevents) called directly, without the libaio library; asynchronous only with direct=1 where the file system or device supports it, as with fio (userspace_reap, nowait)",
+    ),
+    ("null", "no I/O: every request succeeds at once (synchronous at iodepth=1)"),
+];
+
+/// fio's options of engine `name`: those zonekit honours, and those it refuses by name. `None`
+/// for an engine zonekit does not have.
+pub fn engine_options(name: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
+    const CMDPRIO: &[&str] = &["cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit"];
+    match name {
+        "psync" | "sync" | "pvsync" | "vsync" | "null" => Some((&[], &[])),
+        "pvsync2" => Some((&["hipri", "hipri_percentage", "nowait"], &["uncached"])),
+        "io_uring" => Some((uring::HONOURED, uring::REFUSED)),
+        "libaio" => Some((&["userspace_reap", "nowait"], CMDPRIO)),
+        _ => None,
+    }
+}
+
 /// Engines of fio 3.33 that zonekit does not have (named so that a job using one is refused by
 /// name rather than as unknown).
 pub const FIO_ONLY_ENGINES: &[&str] = &[

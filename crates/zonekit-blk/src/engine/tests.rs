@@ -458,3 +458,25 @@ fn io_uring_hipri_polls_or_fails_as_the_kernel_says() {
         }
     }
 }
+
+#[test]
+fn every_engine_has_help_and_an_option_list() {
+    for name in ENGINES {
+        assert!(ENGINE_HELP.iter().any(|(n, _)| n == name), "{name}");
+        let (honoured, refused) = engine_options(name).unwrap();
+        // Every refused option is refused by name when given.
+        for opt in refused {
+            let config = EngineConfig {
+                depth: 1,
+                buffer_size: 4096,
+                buffer_align: 0,
+                files: vec![],
+                options: vec![(opt.to_string(), Some("1".to_string()))],
+            };
+            let e = open_engine(name, config).err().unwrap().to_string();
+            assert!(e.contains(opt) && e.contains("not supported by zonekit"), "{name} {opt}: {e}");
+        }
+        assert!(honoured.iter().all(|o| !refused.contains(o)));
+    }
+    assert_eq!(engine_options("posixaio"), None);
+}

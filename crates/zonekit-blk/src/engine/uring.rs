@@ -10,8 +10,22 @@ use std::io;
 use super::{Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, Target, trim};
 use crate::sys::uring::{PushError, Ring, RingSetup, Rw, Xfer};
 
+/// fio's io_uring options that zonekit honours (`cmd_type`, which only io_uring_cmd uses, is taken
+/// and ignored as fio does).
+pub(crate) const HONOURED: &[&str] = &[
+    "hipri",
+    "fixedbufs",
+    "registerfiles",
+    "sqthread_poll",
+    "sqthread_poll_cpu",
+    "nonvectored",
+    "nowait",
+    "force_async",
+    "cmd_type",
+];
+
 /// fio's io_uring options that zonekit cannot honour.
-const REFUSED: &[&str] = &["cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit", "uncached"];
+pub(crate) const REFUSED: &[&str] = &["cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit", "uncached"];
 
 pub(crate) struct UringEngine {
     ring: Ring,
@@ -99,10 +113,13 @@ impl Engine for UringEngine {
             Ddir::Sync | Ddir::DataSync => self.ring.push_fsync(io.tag as usize, file, io.ddir == Ddir::DataSync),
             Ddir::Trim => {
                 // As fio: trims run inline, once the queued I/Os are committed.
-                if self.ring.pending() > 0 {
-                    return Queued::Busy;
+                match self.ring.claim(io.tag as usize) {
+                    Ok(()) if self.ring.pending() == 0 => {
+                        return Queued::Completed(trim(&self.files[file], io.offset, io.len));
+                    }
+                    Ok(()) => Err(PushError::Busy),
+                    Err(e) => Err(e),
                 }
-                return Queued::Completed(trim(&self.files[file], io.offset, io.len));
             }
         };
         match r {

@@ -135,6 +135,17 @@ impl Aio {
         self.bufs.get_mut(tag)
     }
 
+    /// Whether slot `tag` can take an I/O now.
+    #[inline]
+    pub fn claim(&self, tag: usize) -> Result<(), PushError> {
+        match self.busy.get(tag) {
+            None => Err(PushError::BadSlot),
+            Some(true) => Err(PushError::Busy),
+            Some(false) if self.pending() + self.in_kernel >= self.depth => Err(PushError::Busy),
+            Some(false) => Ok(()),
+        }
+    }
+
     /// Queue a read or write of `len` bytes of slot `tag` at `offset` of file `file` (an index in
     /// the file table; checked by the caller), with `RWF_*` flags.
     #[inline]
@@ -147,12 +158,7 @@ impl Aio {
         len: u32,
         rw_flags: i32,
     ) -> Result<(), PushError> {
-        match self.busy.get(tag) {
-            None => return Err(PushError::BadSlot),
-            Some(true) => return Err(PushError::Busy),
-            Some(false) if self.pending() + self.in_kernel >= self.depth => return Err(PushError::Busy),
-            Some(false) => {}
-        }
+        self.claim(tag)?;
         if len as usize > self.bufs.size() {
             return Err(PushError::TooLong);
         }

@@ -83,6 +83,8 @@ pub struct Ring {
     pending: u32,
     /// Submitted, not yet reaped.
     in_kernel: u32,
+    /// SQPOLL: pushed since the last `submit` (which reports them as sent).
+    unannounced: u32,
     enabled: bool,
     setup: RingSetup,
     vectored: bool,
@@ -133,6 +135,7 @@ impl Ring {
             depth,
             pending: 0,
             in_kernel: 0,
+            unannounced: 0,
             enabled,
             setup,
             vectored,
@@ -153,8 +156,9 @@ impl Ring {
         self.bufs.get_mut(tag)
     }
 
+    /// Whether slot `tag` can take an I/O now.
     #[inline]
-    fn claim(&mut self, tag: usize) -> Result<(), PushError> {
+    pub fn claim(&self, tag: usize) -> Result<(), PushError> {
         match self.busy.get(tag) {
             None => Err(PushError::BadSlot),
             Some(true) => Err(PushError::Busy),
@@ -179,7 +183,13 @@ impl Ring {
         // it is not lent out before its completion is reaped.
         unsafe { self.ring.submission().push(&entry) }.map_err(|_| PushError::Busy)?;
         self.busy[tag] = true;
-        self.pending += 1;
+        if self.setup.sqpoll {
+            // The kernel thread may take (and complete) it at once: it is in the kernel already.
+            self.in_kernel += 1;
+            self.unannounced += 1;
+        } else {
+            self.pending += 1;
+        }
         Ok(())
     }
 
@@ -260,9 +270,8 @@ impl Ring {
             if wake {
                 self.enter(0, 0, io_uring::EnterFlags::SQ_WAKEUP.bits())?;
             }
-            sent = self.pending as usize;
-            self.in_kernel += self.pending;
-            self.pending = 0;
+            sent = self.unannounced as usize;
+            self.unannounced = 0;
             return Ok(sent);
         }
         let mut retries = 0;
@@ -308,7 +317,7 @@ impl Ring {
             out.push(Completion { tag: tag as u32, result: cqe.result() });
             n += 1;
         }
-        self.in_kernel -= n as u32;
+        self.in_kernel = self.in_kernel.saturating_sub(n as u32);
         n
     }
 
