@@ -1,5 +1,9 @@
 //! zonekit-bench: the fio-compatible benchmark behind `zonekit bench`.
 
+pub mod cmdline;
+pub mod error;
+pub mod job;
+pub mod jobfile;
 pub mod options;
 pub mod output;
 pub mod rng;

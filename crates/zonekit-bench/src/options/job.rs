@@ -323,8 +323,12 @@ pub struct JobOptions {
     /// `rw` / `readwrite`: the pattern.
     pub rw: RwMode,
     /// The `:N` suffix of `rw`: for random modes a new random offset every N I/Os (default 1);
-    /// for sequential modes a gap of N bytes added after each I/O (default 0).
+    /// for sequential modes a gap of N bytes added after each I/O (default 0; a negative gap, as
+    /// in fio's `rw=read:-8k`, shows here as 0 and in [`JobOptions::rw_seq_add`]).
     pub rw_modifier: u64,
+    /// The signed gap of a sequential `rw=…:N` in bytes (fio's `ddir_seq_add`); negative values
+    /// read backwards. 0 for random modes.
+    pub rw_seq_add: i64,
     /// `rw_sequencer`.
     pub rw_sequencer: RwSequencer,
     /// `rwmixread`: percent of reads in mixed modes.
@@ -376,7 +380,8 @@ pub struct JobOptions {
     pub iodepth_batch_submit: u32,
     /// `iodepth_batch_complete_min` / `iodepth_batch_complete`: least completions to wait for.
     pub iodepth_batch_complete_min: u32,
-    /// `iodepth_batch_complete_max`: most completions to reap at once (resolved: ≥ min).
+    /// `iodepth_batch_complete_max`: most completions to reap at once (fio's default 0; resolved:
+    /// raised to `iodepth_batch_complete_min` when below it).
     pub iodepth_batch_complete_max: u32,
     /// `iodepth_low`: refill the queue when it drains to this (resolved: ≤ iodepth).
     pub iodepth_low: u32,
@@ -631,6 +636,7 @@ impl Default for JobOptions {
             invalidate: true,
             rw: RwMode::Read,
             rw_modifier: 0,
+            rw_seq_add: 0,
             rw_sequencer: RwSequencer::Sequential,
             rwmixread: 50,
             rwmixwrite: 50,
@@ -654,7 +660,7 @@ impl Default for JobOptions {
             iodepth: 1,
             iodepth_batch_submit: 1,
             iodepth_batch_complete_min: 1,
-            iodepth_batch_complete_max: 1,
+            iodepth_batch_complete_max: 0,
             iodepth_low: 1,
             io_submit_mode: "inline".to_string(),
             direct: false,

@@ -1,7 +1,13 @@
-//! fio's options: one declarative table (`table`) drives parsing, validation messages,
-//! `--cmdhelp`, the JSON "job options" echo and `docs/bench-options.md`; `job` holds the typed
-//! result.
+//! fio's options: one declarative table ([`table::OPTIONS`], engines in [`engines`]) drives
+//! parsing, validation messages, `--cmdhelp`, the JSON "job options" echo and
+//! `docs/bench-options.md`; [`job::JobOptions`] holds the typed result.
 
+pub mod engines;
 pub mod job;
+pub mod special;
+pub mod table;
+pub mod value;
 
 pub use job::JobOptions;
+pub use table::{Category, Kind, OptionDef, Support};
+pub use value::Value;

@@ -1,0 +1,730 @@
+//! `zonekit bench`'s command line, in fio's form: `--name=X` starts a job and the options after
+//! it apply to that job; options before the first `--name` are global defaults; `--opt=value`
+//! and `--opt value` both work (a switch takes its value only as `--opt=value`); one dash works
+//! as well as two, and an unambiguous prefix of a long option is accepted (getopt_long_only);
+//! other arguments are job files, read after the command-line jobs, with an implicit stonewall
+//! between files. As in fio 3.33, options given before the first `--name` reach the jobs of the
+//! command line and of the first job file only.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::error::{BenchError, Origin, one_line};
+use crate::job::{JobSpec, Resolver, distance};
+use crate::jobfile::{self, Entry, Env, JobFile};
+use crate::options::engines::{self, EngineSupport};
+use crate::options::table::{self, Kind, OptionDef};
+use crate::options::value;
+
+/// What the command line asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Run the jobs.
+    Run,
+    /// `--parse-only`: parse and check, run nothing.
+    ParseOnly,
+    /// `--showcmd`: print the job files as command lines ([`Invocation::showcmd`]).
+    ShowCmd,
+    /// `--help`: print [`usage`].
+    Help,
+    /// `--version`: print [`version_string`].
+    Version,
+    /// `--cmdhelp[=OPT|all]`: print [`cmdhelp`].
+    CmdHelp(Option<String>),
+    /// `--enghelp[=ENGINE[,OPT]]`: print [`enghelp`].
+    EngHelp(Option<String>),
+}
+
+/// The output formats of `--output-format` (several may be combined).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutputFormat {
+    /// fio's normal (human) output.
+    pub normal: bool,
+    /// Terse (`--minimal`, `terse`, `csv`).
+    pub terse: bool,
+    /// JSON.
+    pub json: bool,
+    /// JSON with latency bins (implies `json`).
+    pub json_plus: bool,
+}
+
+impl Default for OutputFormat {
+    fn default() -> Self {
+        OutputFormat { normal: true, terse: false, json: false, json_plus: false }
+    }
+}
+
+/// `--eta`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Eta {
+    /// On a terminal only.
+    #[default]
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// A parsed command line: run-level options and the resolved jobs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Invocation {
+    /// What to do.
+    pub action: Action,
+    /// `--output-format`.
+    pub output_format: OutputFormat,
+    /// `--output=FILE`: write the report there instead of standard output.
+    pub output: Option<PathBuf>,
+    /// `--eta`.
+    pub eta: Eta,
+    /// `--eta-newline=TIME`: start a new ETA line this often.
+    pub eta_newline: Option<Duration>,
+    /// `--eta-interval=TIME`: update the ETA this often (at least 250 ms, as fio).
+    pub eta_interval: Option<Duration>,
+    /// `--status-interval=TIME`: print the full report this often (at least 1 s).
+    pub status_interval: Option<Duration>,
+    /// `--terse-version` (2–5; default 3).
+    pub terse_version: u32,
+    /// `--section=NAME` (repeatable): run only these job sections.
+    pub sections: Vec<String>,
+    /// `--readonly`: refuse jobs that write or trim.
+    pub readonly: bool,
+    /// `--warnings-fatal`.
+    pub warnings_fatal: bool,
+    /// `--bandwidth-log`: a bandwidth log for every job.
+    pub bandwidth_log: bool,
+    /// `--aux-path=DIR`: where fio puts its auxiliary files.
+    pub aux_path: Option<PathBuf>,
+    /// The job files, in order.
+    pub job_files: Vec<PathBuf>,
+    /// The jobs: command-line jobs first, then those of each job file.
+    pub jobs: Vec<JobSpec>,
+    /// fio's JSON "global options": the options of the global sections (and, with at most one job
+    /// file, the command-line options before the first `--name`), as written.
+    pub global_options: Vec<(String, Option<String>)>,
+    /// `--showcmd`'s lines, one per job file.
+    pub showcmd: Vec<String>,
+    /// Notes for stderr (accepted-and-ignored command-line options such as `--debug`).
+    pub notes: Vec<String>,
+}
+
+impl Invocation {
+    /// fio's JSON "global options" object: the global echo without bare flags.
+    pub fn json_global_options(&self) -> Vec<(&str, &str)> {
+        self.global_options.iter().filter_map(|(k, v)| v.as_deref().map(|v| (k.as_str(), v))).collect()
+    }
+
+    /// Checks that every job can run (engines and options zonekit implements), stopping at the
+    /// first that cannot, with one line naming it. `--parse-only` does not call this.
+    pub fn check_runnable(&self) -> Result<(), BenchError> {
+        self.jobs.iter().try_for_each(JobSpec::check_runnable)
+    }
+}
+
+/// How a run-level option takes its argument.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arg {
+    None,
+    Required,
+    Optional,
+}
+
+/// fio 3.33's run-level options.
+const RUN_OPTIONS: &[(&str, Arg)] = &[
+    ("output", Arg::Required),
+    ("latency-log", Arg::Required),
+    ("bandwidth-log", Arg::None),
+    ("minimal", Arg::None),
+    ("output-format", Arg::Required),
+    ("append-terse", Arg::Optional),
+    ("version", Arg::None),
+    ("help", Arg::None),
+    ("cmdhelp", Arg::Optional),
+    ("enghelp", Arg::Optional),
+    ("showcmd", Arg::None),
+    ("readonly", Arg::None),
+    ("eta", Arg::Required),
+    ("eta-interval", Arg::Required),
+    ("eta-newline", Arg::Required),
+    ("debug", Arg::Required),
+    ("parse-only", Arg::None),
+    ("section", Arg::Required),
+    ("inflate-log", Arg::Required),
+    ("alloc-size", Arg::Required),
+    ("profile", Arg::Required),
+    ("warnings-fatal", Arg::None),
+    ("max-jobs", Arg::Required),
+    ("terse-version", Arg::Required),
+    ("server", Arg::Optional),
+    ("daemonize", Arg::Required),
+    ("client", Arg::Required),
+    ("remote-config", Arg::Required),
+    ("cpuclock-test", Arg::None),
+    ("crctest", Arg::Optional),
+    ("memcpytest", Arg::Optional),
+    ("idle-prof", Arg::Required),
+    ("status-interval", Arg::Required),
+    ("trigger-file", Arg::Required),
+    ("trigger-timeout", Arg::Required),
+    ("trigger", Arg::Required),
+    ("trigger-remote", Arg::Required),
+    ("aux-path", Arg::Required),
+    ("merge-blktrace-only", Arg::None),
+];
+
+/// A long option the command line can name.
+#[derive(Clone, Copy)]
+enum Long {
+    Run(&'static str, Arg),
+    Job(&'static OptionDef),
+}
+
+impl Long {
+    fn arg(&self) -> Arg {
+        match self {
+            Long::Run(_, a) => *a,
+            // getopt: fio's switches (FIO_OPT_STR_SET) take an optional argument, every other
+            // option a required one.
+            Long::Job(d) => {
+                if matches!(d.kind, Kind::Flag) {
+                    Arg::Optional
+                } else {
+                    Arg::Required
+                }
+            }
+        }
+    }
+}
+
+/// Every long name: run-level options, then fio's options and aliases in table order, then
+/// engine options (which fio makes known once an engine is chosen; zonekit checks them against
+/// the job's engine when the job is complete).
+fn long_names() -> Vec<(&'static str, Long)> {
+    let mut v: Vec<(&'static str, Long)> = RUN_OPTIONS.iter().map(|(n, a)| (*n, Long::Run(n, *a))).collect();
+    for d in table::OPTIONS {
+        v.push((d.name, Long::Job(d)));
+        for a in d.aliases {
+            v.push((a, Long::Job(d)));
+        }
+    }
+    for e in engines::ENGINES {
+        for d in e.options {
+            if !v.iter().any(|(n, _)| *n == d.name) {
+                v.push((d.name, Long::Job(d)));
+            }
+            for a in d.aliases {
+                if !v.iter().any(|(n, _)| n == a) {
+                    v.push((a, Long::Job(d)));
+                }
+            }
+        }
+    }
+    v
+}
+
+fn lookup_long(name: &str, all: &[(&'static str, Long)]) -> Result<(&'static str, Long), BenchError> {
+    if let Some((n, l)) = all.iter().find(|(n, _)| *n == name) {
+        return Ok((n, *l));
+    }
+    let cands: Vec<&(&'static str, Long)> = all.iter().filter(|(n, _)| n.starts_with(name)).collect();
+    match cands.as_slice() {
+        [] => {
+            let best = all.iter().map(|(n, _)| (distance(name, n), *n)).min_by_key(|x| x.0);
+            let hint = match best {
+                Some((d, n)) if d <= name.chars().count().div_ceil(2) => format!(" (did you mean --{n}?)"),
+                _ => String::new(),
+            };
+            Err(BenchError::Usage(format!("unrecognized option '--{}'{hint}", one_line(name))))
+        }
+        [one] => Ok((one.0, one.1)),
+        many => {
+            // getopt_long_only takes the first match when all candidates are alike (fio's job
+            // options are); otherwise the abbreviation is ambiguous.
+            let all_jobs_alike = many.iter().all(|(_, l)| matches!(l, Long::Job(_)) && l.arg() == many[0].1.arg());
+            if all_jobs_alike {
+                Ok((many[0].0, many[0].1))
+            } else {
+                let names: Vec<String> = many.iter().take(6).map(|(n, _)| format!("--{n}")).collect();
+                Err(BenchError::Usage(format!(
+                    "option '--{}' is ambiguous; possibilities: {}",
+                    one_line(name),
+                    names.join(" ")
+                )))
+            }
+        }
+    }
+}
+
+/// A section of command-line options: global (`job` None) or a job.
+struct CmdSection {
+    job: Option<String>,
+    entries: Vec<Entry>,
+}
+
+/// Parses `zonekit bench`'s arguments (without the program and subcommand names), reads the
+/// job files through `env`, and resolves the jobs.
+pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> {
+    let all = long_names();
+    let mut inv = Invocation {
+        action: Action::Run,
+        output_format: OutputFormat::default(),
+        output: None,
+        eta: Eta::Auto,
+        eta_newline: None,
+        eta_interval: None,
+        status_interval: None,
+        terse_version: 3,
+        sections: Vec::new(),
+        readonly: false,
+        warnings_fatal: false,
+        bandwidth_log: false,
+        aux_path: None,
+        job_files: Vec::new(),
+        jobs: Vec::new(),
+        global_options: Vec::new(),
+        showcmd: Vec::new(),
+        notes: Vec::new(),
+    };
+    let mut cmd_sections: Vec<CmdSection> = vec![CmdSection { job: None, entries: Vec::new() }];
+    let mut skipping = false;
+    let mut parse_only = false;
+    let mut showcmd = false;
+    let mut i = 0;
+    let mut only_files = false;
+    while i < args.len() {
+        let arg = &args[i];
+        i += 1;
+        if only_files || arg == "-" || !arg.starts_with('-') {
+            inv.job_files.push(PathBuf::from(arg));
+            continue;
+        }
+        if arg == "--" {
+            only_files = true;
+            continue;
+        }
+        let body = arg.strip_prefix("--").unwrap_or(&arg[1..]);
+        let (name, inline) = match body.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (body, None),
+        };
+        let (canon, long) = lookup_long(name, &all)?;
+        let value = match long.arg() {
+            Arg::None => {
+                if inline.is_some() {
+                    return Err(BenchError::Usage(format!("option '--{canon}' doesn't allow an argument")));
+                }
+                None
+            }
+            Arg::Optional => inline,
+            Arg::Required => match inline {
+                Some(v) if !v.is_empty() => Some(v),
+                Some(_) => return Err(BenchError::Usage(format!("option '--{canon}' requires an argument"))),
+                None => match args.get(i) {
+                    Some(next) if !next.starts_with("--") => {
+                        i += 1;
+                        Some(next.clone())
+                    }
+                    _ => return Err(BenchError::Usage(format!("option '--{canon}' requires an argument"))),
+                },
+            },
+        };
+        match long {
+            Long::Job(def) => {
+                if def.name == "name" {
+                    let v = value.clone().unwrap_or_default();
+                    let global = v.starts_with("global");
+                    skipping = !global && !inv.sections.is_empty() && !inv.sections.contains(&v);
+                    if skipping {
+                        continue;
+                    }
+                    cmd_sections.push(CmdSection { job: if global { None } else { Some(v) }, entries: Vec::new() });
+                }
+                if skipping {
+                    continue;
+                }
+                let Some(sec) = cmd_sections.last_mut() else { continue };
+                let at = Origin::CommandLine { job: sec.job.clone() };
+                let value = match value {
+                    Some(v) => Some(jobfile::expand_value(canon, &v, &env_without_vars(env), &at)?),
+                    None => None,
+                };
+                sec.entries.push(Entry { key: canon.to_string(), value, at });
+            }
+            Long::Run(n, _) => {
+                if let Some(done) = run_option(&mut inv, n, value.as_deref(), &mut parse_only, &mut showcmd)? {
+                    inv.action = done;
+                    return Ok(inv);
+                }
+            }
+        }
+    }
+    if showcmd {
+        inv.action = Action::ShowCmd;
+    } else if parse_only {
+        inv.action = Action::ParseOnly;
+    }
+
+    let mut resolver = Resolver::new(inv.readonly, inv.sections.clone());
+    for s in &cmd_sections {
+        match &s.job {
+            None => resolver.add_global(&s.entries, false)?,
+            Some(name) => {
+                resolver.add_job(
+                    name,
+                    Origin::CommandLine { job: Some(name.clone()) },
+                    &s.entries,
+                    false,
+                    false,
+                    None,
+                )?;
+            }
+        }
+    }
+    let mut files: Vec<JobFile> = Vec::new();
+    for (idx, path) in inv.job_files.iter().enumerate() {
+        if idx > 0 {
+            resolver.reset_defaults();
+        }
+        let file = jobfile::parse_job_file(path, env)?;
+        resolver.add_job_file(&file, idx)?;
+        files.push(file);
+    }
+    inv.global_options = resolver.global_echo();
+    inv.jobs = resolver.finish()?;
+    if inv.bandwidth_log {
+        for j in &mut inv.jobs {
+            if j.options.write_bw_log.is_none() {
+                j.options.write_bw_log = Some(j.options.name.clone());
+            }
+        }
+    }
+    if showcmd {
+        inv.showcmd = files.iter().map(showcmd_line).collect();
+    }
+    if inv.jobs.is_empty() && matches!(inv.action, Action::Run) {
+        let why = match inv.job_files.as_slice() {
+            [] => "no jobs defined (give job files or --name=…; see --help)".to_string(),
+            files => format!(
+                "no jobs defined ({} {} no job sections{})",
+                files.iter().map(|p| one_line(&p.display().to_string())).collect::<Vec<_>>().join(", "),
+                if files.len() == 1 { "has" } else { "have" },
+                if inv.sections.is_empty() { "" } else { " matching --section" }
+            ),
+        };
+        return Err(BenchError::Usage(why));
+    }
+    Ok(inv)
+}
+
+/// Command-line values get keyword arithmetic (`--numjobs='$ncpus*2'`) but no `${VAR}`: the shell
+/// expands variables there, and fio leaves a quoted `${VAR}` as it is.
+fn env_without_vars(env: &Env) -> Env {
+    env.clone().with_vars(|_| None)
+}
+
+/// Applies a run-level option; returns an action that ends parsing (help, version, …).
+fn run_option(
+    inv: &mut Invocation,
+    name: &str,
+    v: Option<&str>,
+    parse_only: &mut bool,
+    showcmd: &mut bool,
+) -> Result<Option<Action>, BenchError> {
+    let arg = v.unwrap_or("");
+    let bad = |why: &str| BenchError::Usage(format!("--{name}={}: {why}", one_line(arg)));
+    match name {
+        "output" => inv.output = Some(PathBuf::from(arg)),
+        "latency-log" => {
+            return Err(BenchError::Usage("--latency-log is deprecated; use the per-job write_lat_log option".into()));
+        }
+        "bandwidth-log" => inv.bandwidth_log = true,
+        "minimal" => inv.output_format = OutputFormat { normal: false, terse: true, json: false, json_plus: false },
+        "output-format" => {
+            let mut f = OutputFormat { normal: false, terse: false, json: false, json_plus: false };
+            for part in arg.split(',') {
+                match part {
+                    "minimal" | "terse" | "csv" => f.terse = true,
+                    "json" => f.json = true,
+                    "json+" => {
+                        f.json = true;
+                        f.json_plus = true;
+                    }
+                    "normal" => f.normal = true,
+                    _ => return Err(bad("expected a comma list of normal, json, json+, terse")),
+                }
+            }
+            inv.output_format = f;
+        }
+        "append-terse" => inv.output_format.terse = true,
+        "version" => return Ok(Some(Action::Version)),
+        "help" => return Ok(Some(Action::Help)),
+        "cmdhelp" => return Ok(Some(Action::CmdHelp(v.map(str::to_string)))),
+        "enghelp" => return Ok(Some(Action::EngHelp(v.map(str::to_string)))),
+        "showcmd" => *showcmd = true,
+        "readonly" => inv.readonly = true,
+        "eta" => {
+            inv.eta = match arg {
+                "always" => Eta::Always,
+                "never" => Eta::Never,
+                "auto" => Eta::Auto,
+                _ => return Err(bad("expected always, never or auto")),
+            }
+        }
+        "eta-interval" => {
+            let t = value::parse_time(arg, true).map_err(|e| bad(&e))?;
+            if t < Duration::from_millis(250) {
+                return Err(bad("the ETA interval must be at least 250ms"));
+            }
+            inv.eta_interval = Some(t);
+        }
+        "eta-newline" => {
+            let t = value::parse_time(arg, true).map_err(|e| bad(&e))?;
+            if t < Duration::from_millis(1) {
+                return Err(bad("too short (at least 1ms)"));
+            }
+            inv.eta_newline = Some(t);
+        }
+        "status-interval" => {
+            let t = value::parse_time(arg, true).map_err(|e| bad(&e))?;
+            if t < Duration::from_secs(1) {
+                return Err(bad("too short (at least 1s)"));
+            }
+            inv.status_interval = Some(t);
+        }
+        "debug" => inv.notes.push(format!("--debug={}: fio's debug tracing is not available; ignored", one_line(arg))),
+        "parse-only" => *parse_only = true,
+        "section" => {
+            if arg == "global" {
+                return Err(bad("global cannot be the only section"));
+            }
+            inv.sections.push(arg.to_string());
+        }
+        "alloc-size" | "max-jobs" => {
+            value::parse_int(arg, 1024).map_err(|e| bad(&e))?;
+        }
+        "warnings-fatal" => inv.warnings_fatal = true,
+        "terse-version" => match arg.trim().parse::<u32>() {
+            Ok(n @ 2..=5) => inv.terse_version = n,
+            _ => return Err(bad("expected a terse version from 2 to 5")),
+        },
+        "aux-path" => inv.aux_path = Some(PathBuf::from(arg)),
+        "server" | "daemonize" | "client" | "remote-config" => {
+            return Err(BenchError::Usage(format!("--{name}: fio's client/server mode is not supported by zonekit")));
+        }
+        "profile" => {
+            return Err(BenchError::Usage(format!(
+                "--profile={}: fio's built-in profiles are not supported by zonekit",
+                one_line(arg)
+            )));
+        }
+        "inflate-log"
+        | "cpuclock-test"
+        | "crctest"
+        | "memcpytest"
+        | "idle-prof"
+        | "merge-blktrace-only"
+        | "trigger-file"
+        | "trigger-timeout"
+        | "trigger"
+        | "trigger-remote" => {
+            return Err(BenchError::Usage(format!("--{name}: not supported by zonekit")));
+        }
+        _ => return Err(BenchError::Usage(format!("--{name}: not supported by zonekit"))),
+    }
+    Ok(None)
+}
+
+/// One job file as a command line, as fio's `--showcmd` prints it: each section's options with
+/// their canonical names (after `${VAR}` and keyword substitution), `--name=` before each job,
+/// `description` quoted.
+pub fn showcmd_line(file: &JobFile) -> String {
+    let mut s = String::from("zonekit bench ");
+    let mut engine = "psync".to_string();
+    for sec in &file.sections {
+        if !sec.global {
+            s.push_str(&format!("--name={} ", sec.name));
+        }
+        let mut general: Vec<(&'static OptionDef, &Entry)> = Vec::new();
+        let mut rest: Vec<(String, &Entry)> = Vec::new();
+        for e in &sec.entries {
+            match table::find(&e.key) {
+                Some(d) => general.push((d, e)),
+                None => rest.push((e.key.clone(), e)),
+            }
+        }
+        general.sort_by_key(|(d, _)| std::cmp::Reverse(d.prio));
+        for (d, e) in &general {
+            if d.name == "ioengine"
+                && let Some(v) = &e.value
+            {
+                engine = v.clone();
+            }
+        }
+        let mut items: Vec<(String, Option<String>)> =
+            general.iter().map(|(d, e)| (d.name.to_string(), e.value.clone())).collect();
+        for (k, e) in rest {
+            let name = engines::find(&engine)
+                .and_then(|eng| engines::find_option(eng, &k))
+                .map(|d| d.name.to_string())
+                .unwrap_or(k);
+            items.push((name, e.value.clone()));
+        }
+        for (k, v) in items {
+            match v {
+                Some(v) if k == "description" => s.push_str(&format!("--{k}=\"{v}\" ")),
+                Some(v) => s.push_str(&format!("--{k}={v} ")),
+                None => s.push_str(&format!("--{k} ")),
+            }
+        }
+    }
+    s
+}
+
+/// The version string (`zonekit-<version>`, where fio prints `fio-3.33`).
+pub fn version_string() -> String {
+    format!("zonekit-{}", env!("CARGO_PKG_VERSION"))
+}
+
+/// `zonekit bench --help`.
+pub fn usage() -> String {
+    let implemented: Vec<&str> =
+        engines::ENGINES.iter().filter(|e| e.support == EngineSupport::Implemented).map(|e| e.name).collect();
+    format!(
+        "\
+{ver}
+Usage: zonekit bench [options] [job options] <job file(s)>
+  --output=FILE         Write the report to FILE
+  --output-format=X     normal, terse, json or json+ (a comma list prints several)
+  --minimal             Terse output (same as --output-format=terse)
+  --terse-version=N     Terse version: 2, 3 (default), 4 or 5
+  --append-terse        Add terse output to the chosen format
+  --bandwidth-log       Write a bandwidth log for every job
+  --parse-only          Parse and check the options, run nothing
+  --showcmd             Print the job files as command lines
+  --section=NAME        Run only job section NAME (repeatable)
+  --readonly            Refuse jobs that write or trim
+  --eta=when            always, never or auto: when to print the ETA line
+  --eta-newline=TIME    Start a new ETA line every TIME
+  --eta-interval=TIME   Update the ETA every TIME (at least 250ms)
+  --status-interval=T   Print the full report every T
+  --cmdhelp[=OPT|all]   Help on a job option, or list them all
+  --enghelp[=ENG[,OPT]] List the I/O engines, or an engine's options
+  --debug=X             Accepted and ignored (fio's debug tracing)
+  --version             Print the version
+  --help                Print this help
+
+Job options are fio 3.33's: --name=X starts a job and the options after it apply to it
+(--opt=value or --opt value); options before the first --name apply to every job of the
+command line and of the first job file. Job files use fio's syntax.
+
+Engines: {engines}. libaio is issued through io_uring with the same queue depth
+(zonekit links no libaio); fio's other engines and options are recognised by name:
+--parse-only accepts them and a run refuses them with one line naming them.
+Sizes take fio's suffixes (k, m, g, t, p; with the default kb_base=1024 'kib' means 1000 as in fio),
+times d, h, m, s, ms, us.
+",
+        ver = version_string(),
+        engines = implemented.join(", ")
+    )
+}
+
+/// `--cmdhelp`: `None` or `all` lists every option as a tree (children under their parent);
+/// a name shows that option in detail.
+pub fn cmdhelp(name: Option<&str>) -> Result<String, BenchError> {
+    match name {
+        None | Some("all") => Ok(option_tree(table::OPTIONS)),
+        Some(n) => {
+            if let Some(d) = table::find(n) {
+                return Ok(option_detail(d, None));
+            }
+            for e in engines::ENGINES {
+                if let Some(d) = engines::find_option(e, n) {
+                    return Ok(option_detail(d, Some(e.name)));
+                }
+            }
+            let best = table::OPTIONS.iter().map(|o| (distance(n, o.name), o.name)).min_by_key(|x| x.0);
+            let hint = match best {
+                Some((d, b)) if d < 3 => format!(" (did you mean {b}?)"),
+                _ => String::new(),
+            };
+            Err(BenchError::Usage(format!("--cmdhelp={}: no such option{hint}", one_line(n))))
+        }
+    }
+}
+
+fn option_tree(opts: &[OptionDef]) -> String {
+    let mut out = String::new();
+    fn walk(out: &mut String, opts: &[OptionDef], o: &OptionDef, depth: usize) {
+        let name = format!("{}{}", "  ".repeat(depth), o.name);
+        out.push_str(&format!("{name:<24}: {}\n", o.help));
+        if depth < 4 {
+            for c in opts.iter().filter(|c| c.parent == Some(o.name) || o.aliases.iter().any(|a| c.parent == Some(*a)))
+            {
+                walk(out, opts, c, depth + 1);
+            }
+        }
+    }
+    for o in opts.iter().filter(|o| !matches!(o.kind, Kind::Removed | Kind::Deprecated)) {
+        let parent_known = o.parent.is_some_and(|p| opts.iter().any(|x| x.matches(p)));
+        if !parent_known {
+            walk(&mut out, opts, o, 0);
+        }
+    }
+    out
+}
+
+fn option_detail(d: &OptionDef, engine: Option<&str>) -> String {
+    let mut s = format!("{:>20}: {}\n", d.name, d.help);
+    if !d.aliases.is_empty() {
+        s.push_str(&format!("{:>20}: {}\n", "alias", d.aliases.join(", ")));
+    }
+    s.push_str(&format!("{:>20}: {}\n", "type", d.kind.describe()));
+    s.push_str(&format!("{:>20}: {}\n", "default", d.default.unwrap_or("no default")));
+    if let Some(e) = engine {
+        s.push_str(&format!("{:>20}: option of the {e} engine\n", "engine"));
+    }
+    s.push_str(&format!("{:>20}: {}\n", "zonekit", d.support.label()));
+    if let Kind::Choice { choices, .. } | Kind::Choices(choices) = d.kind {
+        for (i, c) in choices.iter().enumerate() {
+            let label = if i == 0 { "valid values" } else { "" };
+            s.push_str(format!("{label:>20}: {:<10} {}", c.name, c.help).trim_end());
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// `--enghelp`: no argument lists the engines; `ENGINE` lists its options; `ENGINE,OPT` shows one.
+pub fn enghelp(arg: Option<&str>) -> Result<String, BenchError> {
+    let arg = arg.unwrap_or("");
+    if arg.is_empty() {
+        let mut s = String::from("Available IO engines:\n");
+        for e in engines::ENGINES {
+            let tag = if e.support == EngineSupport::Implemented { "" } else { " (known, not run by zonekit)" };
+            s.push_str(&format!("\t{}{tag}\n", e.name));
+        }
+        return Ok(s);
+    }
+    let (name, opt) = match arg.split_once(',') {
+        Some((n, o)) => (n, Some(o)),
+        None => (arg, None),
+    };
+    let Some(e) = engines::find(name) else {
+        return Err(BenchError::Usage(format!("--enghelp={}: IO engine not found", one_line(name))));
+    };
+    if e.options.is_empty() {
+        return Ok(format!("IO engine {} has no options\n", e.name));
+    }
+    match opt {
+        None | Some("all") => Ok(option_tree(e.options)),
+        Some(o) => match engines::find_option(e, o) {
+            Some(d) => Ok(option_detail(d, Some(e.name))),
+            None => Err(BenchError::Usage(format!("--enghelp={}: no such option of {}", one_line(arg), e.name))),
+        },
+    }
+}
+
+/// Parses the arguments with the process environment (a convenience for the `zonekit` binary).
+pub fn parse_process_args(args: &[String]) -> Result<Invocation, BenchError> {
+    parse_args(args, &Env::process())
+}

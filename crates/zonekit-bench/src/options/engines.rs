@@ -1,0 +1,537 @@
+//! I/O engines fio 3.33 knows (from its `engines/` directory) and their options. zonekit
+//! implements `sync`, `psync`, `io_uring`, `libaio` and `null`; the others are recognised by name:
+//! `--parse-only` accepts them and their options, and a job that uses one is refused when it
+//! runs, with one line naming the engine. An engine name neither fio 3.33 nor zonekit knows is
+//! accepted in a job file (fio loads engines only when a job runs, and `external:` engines are
+//! files), and refused when a job runs; an option of such an engine is an error.
+
+use super::table::{Category, Choice, Kind, OptionDef, Support, opt};
+
+/// Whether zonekit runs an engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineSupport {
+    /// zonekit runs it.
+    Implemented,
+    /// fio 3.33 has it; zonekit refuses it when a job runs.
+    Refused,
+}
+
+/// One engine.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineDef {
+    /// fio's name.
+    pub name: &'static str,
+    /// Whether zonekit runs it.
+    pub support: EngineSupport,
+    /// fio's `FIO_SYNCIO`: one I/O at a time, so `iodepth` above 1 is capped (with a note).
+    pub sync: bool,
+    /// One line of help.
+    pub help: &'static str,
+    /// The engine's own options.
+    pub options: &'static [OptionDef],
+}
+
+const E: Category = Category::Engine;
+const I: Support = Support::Implemented;
+const G: Support = Support::Ignored;
+const R: Support = Support::Refused;
+
+const PERCENT: Kind = Kind::IntDirs { min: 0, max: 100 };
+const PORT: Kind = Kind::Int { min: 1, max: 65535 };
+
+static IO_URING: &[OptionDef] = &[
+    opt("hipri", Kind::Flag, E, I, "Polled completions (IORING_SETUP_IOPOLL); needs direct I/O on a polled queue.")
+        .apply(|o, v| {
+            o.io_uring.hipri = v.as_bool();
+            Ok(())
+        }),
+    opt("cmdprio_percentage", PERCENT, E, R, "Share of I/Os sent with the high priority, per direction."),
+    opt("cmdprio_class", Kind::IntDirs { min: 1, max: 3 }, E, R, "Priority class of the high-priority I/Os."),
+    opt("cmdprio", Kind::IntDirs { min: 0, max: 7 }, E, R, "Priority level of the high-priority I/Os."),
+    opt(
+        "cmdprio_bssplit",
+        Kind::Special("bs/percent[/class/level]:… per direction"),
+        E,
+        R,
+        "Priorities by block size.",
+    ),
+    opt("fixedbufs", Kind::Flag, E, I, "Register the I/O buffers with the ring once.").apply(|o, v| {
+        o.io_uring.fixedbufs = v.as_bool();
+        Ok(())
+    }),
+    opt("registerfiles", Kind::Flag, E, I, "Register the files with the ring once.").apply(|o, v| {
+        o.io_uring.registerfiles = v.as_bool();
+        Ok(())
+    }),
+    opt("sqthread_poll", Kind::Flag, E, I, "A kernel thread polls the submission queue (IORING_SETUP_SQPOLL).").apply(
+        |o, v| {
+            o.io_uring.sqthread_poll = v.as_bool();
+            Ok(())
+        },
+    ),
+    opt("sqthread_poll_cpu", Kind::Int { min: 0, max: u32::MAX as i64 }, E, I, "CPU of the submission polling thread.")
+        .apply(|o, v| {
+            o.io_uring.sqthread_poll_cpu = Some(v.as_u32());
+            Ok(())
+        }),
+    opt(
+        "nonvectored",
+        Kind::Int { min: -1, max: 1 },
+        E,
+        I,
+        "Plain READ/WRITE opcodes instead of READV/WRITEV (-1: when the kernel has them).",
+    )
+    .def("-1")
+    .apply(|o, v| {
+        o.io_uring.nonvectored = match v.as_int() {
+            -1 => None,
+            0 => Some(false),
+            _ => Some(true),
+        };
+        Ok(())
+    }),
+    opt(
+        "uncached",
+        Kind::Int { min: 0, max: u32::MAX as i64 },
+        E,
+        G,
+        "RWF_UNCACHED for buffered I/O; no released kernel has it, so it has no effect.",
+    )
+    .apply(|o, v| {
+        o.io_uring.uncached = v.as_int() != 0;
+        Ok(())
+    }),
+    opt("nowait", Kind::Bool, E, I, "RWF_NOWAIT: fail I/O that would block instead of waiting.").apply(|o, v| {
+        o.io_uring.nowait = v.as_bool();
+        Ok(())
+    }),
+    opt(
+        "force_async",
+        Kind::Int { min: 0, max: u32::MAX as i64 },
+        E,
+        I,
+        "Set IOSQE_ASYNC on every N-th request (0: never).",
+    )
+    .apply(|o, v| {
+        o.io_uring.force_async = v.as_u32();
+        Ok(())
+    }),
+    opt(
+        "cmd_type",
+        Kind::Choice {
+            choices: &[Choice { name: "nvme", canon: "nvme", help: "NVMe passthrough commands" }],
+            postfix: false,
+        },
+        E,
+        G,
+        "Passthrough command set of io_uring_cmd; no effect for io_uring.",
+    )
+    .def("nvme"),
+];
+
+static LIBAIO: &[OptionDef] = &[
+    opt(
+        "userspace_reap",
+        Kind::Flag,
+        E,
+        G,
+        "Reap completions from the ring in user space; zonekit's completion path is its own.",
+    )
+    .apply(|o, v| {
+        o.libaio.userspace_reap = v.as_bool();
+        Ok(())
+    }),
+    opt("cmdprio_percentage", PERCENT, E, R, "Share of I/Os sent with the high priority, per direction."),
+    opt("cmdprio_class", Kind::IntDirs { min: 1, max: 3 }, E, R, "Priority class of the high-priority I/Os."),
+    opt("cmdprio", Kind::IntDirs { min: 0, max: 7 }, E, R, "Priority level of the high-priority I/Os."),
+    opt(
+        "cmdprio_bssplit",
+        Kind::Special("bs/percent[/class/level]:… per direction"),
+        E,
+        R,
+        "Priorities by block size.",
+    ),
+    opt("nowait", Kind::Bool, E, I, "RWF_NOWAIT: fail I/O that would block instead of waiting.").apply(|o, v| {
+        o.libaio.nowait = v.as_bool();
+        Ok(())
+    }),
+];
+
+static PVSYNC2: &[OptionDef] = &[
+    opt("hipri", Kind::Flag, E, R, "RWF_HIPRI (polled) on every I/O.").apply(|o, v| {
+        o.pvsync2.hipri = v.as_bool();
+        Ok(())
+    }),
+    opt("hipri_percentage", Kind::Int { min: 0, max: 100 }, E, R, "RWF_HIPRI on this share of I/Os.").def("100").apply(
+        |o, v| {
+            o.pvsync2.hipri_percentage = v.as_u32();
+            Ok(())
+        },
+    ),
+    opt("uncached", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "RWF_UNCACHED for buffered I/O.").apply(
+        |o, v| {
+            o.pvsync2.uncached = v.as_int() != 0;
+            Ok(())
+        },
+    ),
+    opt("nowait", Kind::Bool, E, R, "RWF_NOWAIT on every I/O.").apply(|o, v| {
+        o.pvsync2.nowait = v.as_bool();
+        Ok(())
+    }),
+];
+
+static CPUIO: &[OptionDef] = &[
+    opt("cpuload", Kind::Int { min: 0, max: 100 }, E, R, "Percentage of CPU to burn."),
+    opt(
+        "cpumode",
+        Kind::Choice {
+            choices: &[
+                Choice { name: "noop", canon: "noop", help: "" },
+                Choice { name: "qsort", canon: "qsort", help: "" },
+            ],
+            postfix: false,
+        },
+        E,
+        R,
+        "How to burn CPU.",
+    )
+    .def("noop"),
+    opt("cpuchunks", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "Length of one burn cycle (µs).").def("50000"),
+    opt("exit_on_io_done", Kind::Bool, E, R, "Stop when the I/O jobs are done.").def("0"),
+];
+
+static DFS: &[OptionDef] = &[
+    opt("pool", Kind::Text, E, R, "DAOS pool."),
+    opt("cont", Kind::Text, E, R, "DAOS container."),
+    opt("chunk_size", Kind::Size { min: 0, percent: false, zones: false }, E, R, "DFS chunk size.").def("0"),
+    opt("object_class", Kind::Text, E, R, "DAOS object class."),
+    opt("svcl", Kind::Text, E, R, "DAOS service ranks (obsolete)."),
+];
+
+static E4DEFRAG: &[OptionDef] = &[
+    opt("donorname", Kind::Text, E, R, "Donor file for the defragmentation."),
+    opt("inplace", Kind::Int { min: 0, max: 1 }, E, R, "Allocate donor blocks in place."),
+];
+
+static EXEC: &[OptionDef] = &[
+    opt("program", Kind::Text, E, R, "Program to run."),
+    opt("arguments", Kind::Text, E, R, "Its arguments (%r is the runtime, %n the job name)."),
+    opt("grace_time", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "Seconds between SIGTERM and SIGKILL.")
+        .def("1"),
+    opt("std_redirect", Kind::Bool, E, R, "Redirect the program's output to files.").def("1"),
+];
+
+static FILESTAT: &[OptionDef] = &[opt(
+    "stat_type",
+    Kind::Choice {
+        choices: &[
+            Choice { name: "stat", canon: "stat", help: "" },
+            Choice { name: "lstat", canon: "lstat", help: "" },
+            Choice { name: "statx", canon: "statx", help: "" },
+        ],
+        postfix: false,
+    },
+    E,
+    R,
+    "System call whose speed is measured.",
+)
+.def("stat")];
+
+static GFAPI: &[OptionDef] = &[
+    opt("volume", Kind::Text, E, R, "GlusterFS volume."),
+    opt("brick", Kind::Text, E, R, "GlusterFS brick host."),
+    opt("single-instance", Kind::Bool, E, R, "Share one GlusterFS connection."),
+];
+
+static HTTP: &[OptionDef] = &[
+    opt(
+        "https",
+        Kind::Choice {
+            choices: &[
+                Choice { name: "off", canon: "off", help: "" },
+                Choice { name: "on", canon: "on", help: "" },
+                Choice { name: "insecure", canon: "insecure", help: "" },
+            ],
+            postfix: false,
+        },
+        E,
+        R,
+        "Use HTTPS (insecure: without checking the certificate).",
+    )
+    .def("off"),
+    opt("http_host", Kind::Text, E, R, "Server host name.").def("localhost"),
+    opt("http_user", Kind::Text, E, R, "User name."),
+    opt("http_pass", Kind::Text, E, R, "Password."),
+    opt("http_s3_key", Kind::Text, E, R, "S3 secret key."),
+    opt("http_s3_keyid", Kind::Text, E, R, "S3 key id."),
+    opt("http_swift_auth_token", Kind::Text, E, R, "Swift authentication token."),
+    opt("http_s3_region", Kind::Text, E, R, "S3 region.").def("us-east-1"),
+    opt("http_s3_sse_customer_key", Kind::Text, E, R, "S3 server-side encryption key."),
+    opt("http_s3_sse_customer_algorithm", Kind::Text, E, R, "S3 server-side encryption algorithm.").def("AES256"),
+    opt("http_s3_storage_class", Kind::Text, E, R, "S3 storage class.").def("STANDARD"),
+    opt(
+        "http_mode",
+        Kind::Choice {
+            choices: &[
+                Choice { name: "webdav", canon: "webdav", help: "" },
+                Choice { name: "s3", canon: "s3", help: "" },
+                Choice { name: "swift", canon: "swift", help: "" },
+            ],
+            postfix: false,
+        },
+        E,
+        R,
+        "Protocol flavour.",
+    )
+    .def("webdav"),
+    opt("http_verbose", Kind::Int { min: 0, max: 2 }, E, R, "libcurl verbosity.").def("0"),
+];
+
+static LIBCUFILE: &[OptionDef] = &[
+    opt("gpu_dev_ids", Kind::Text, E, R, "GPUs to use, `:`-separated."),
+    opt(
+        "cuda_io",
+        Kind::Choice {
+            choices: &[
+                Choice { name: "cufile", canon: "cufile", help: "" },
+                Choice { name: "posix", canon: "posix", help: "" },
+            ],
+            postfix: false,
+        },
+        E,
+        R,
+        "cuFile or POSIX I/O with GPU copies.",
+    )
+    .def("cufile"),
+];
+
+static LIBHDFS: &[OptionDef] = &[
+    opt("namenode", Kind::Text, E, R, "HDFS name node.").def("localhost"),
+    opt("hostname", Kind::Text, E, R, "HDFS host.").def("localhost"),
+    opt("port", PORT, E, R, "HDFS port.").def("9000"),
+    opt("hdfsdirectory", Kind::Text, E, R, "HDFS directory.").def("/"),
+    opt("chunk_size", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "Size of each HDFS file chunk.")
+        .alias(&["chunck_size"])
+        .def("1048576"),
+    opt("single_instance", Kind::Bool, E, R, "Share one HDFS connection.").def("1"),
+    opt("hdfs_use_direct", Kind::Bool, E, R, "Use HDFS direct reads.").def("0"),
+];
+
+static LIBISCSI: &[OptionDef] =
+    &[opt("initiator", Kind::Text, E, R, "iSCSI initiator name.").def("iqn.2019-04.org.fio:fio")];
+
+static LIBRPMA: &[OptionDef] = &[
+    opt("serverip", Kind::Text, E, R, "Server IP address."),
+    opt("port", Kind::Text, E, R, "Server port.").def("7204"),
+    opt("direct_write_to_pmem", Kind::Bool, E, R, "Write straight to persistent memory."),
+    opt("busy_wait_polling", Kind::Bool, E, R, "Busy-wait for completions.").def("1"),
+];
+
+static MMAP: &[OptionDef] = &[opt("thp", Kind::Int { min: 0, max: 1 }, E, R, "Use transparent huge pages.")];
+
+static MTD: &[OptionDef] = &[opt("skip_bad", Kind::Bool, E, R, "Skip bad blocks.").def("0")];
+
+static NBD: &[OptionDef] = &[opt("uri", Kind::Text, E, R, "NBD server URI.")];
+
+static NET: &[OptionDef] = &[
+    opt("hostname", Kind::Text, E, R, "Host to connect to (or multicast group)."),
+    opt("port", PORT, E, R, "TCP or UDP port."),
+    opt(
+        "protocol",
+        Kind::Choice {
+            choices: &[
+                Choice { name: "tcp", canon: "tcp", help: "" },
+                Choice { name: "tcpv6", canon: "tcpv6", help: "" },
+                Choice { name: "udp", canon: "udp", help: "" },
+                Choice { name: "udpv6", canon: "udpv6", help: "" },
+                Choice { name: "unix", canon: "unix", help: "" },
+            ],
+            postfix: false,
+        },
+        E,
+        R,
+        "Network protocol.",
+    )
+    .alias(&["proto"])
+    .def("tcp"),
+    opt("nodelay", Kind::Bool, E, R, "TCP_NODELAY."),
+    opt("listen", Kind::Flag, E, R, "Listen instead of connecting."),
+    opt("pingpong", Kind::Flag, E, R, "Answer each message before the next."),
+    opt("interface", Kind::Text, E, R, "Interface for multicast."),
+    opt("ttl", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "Multicast time to live.").def("1"),
+    opt("window_size", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "Socket buffer size."),
+    opt("mss", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "TCP maximum segment size."),
+];
+
+static NFS: &[OptionDef] = &[opt("nfs_url", Kind::Text, E, R, "NFS URL, nfs://server/export.")];
+
+static RADOS: &[OptionDef] = &[
+    opt("clustername", Kind::Text, E, R, "Ceph cluster name."),
+    opt("pool", Kind::Text, E, R, "Ceph pool."),
+    opt("clientname", Kind::Text, E, R, "Ceph client name."),
+    opt("conf", Kind::Text, E, R, "Ceph configuration file.").def("/etc/ceph/ceph.conf"),
+    opt("busy_poll", Kind::Bool, E, R, "Busy-poll for completions.").def("0"),
+    opt("touch_objects", Kind::Bool, E, R, "Create the objects at start.").def("1"),
+];
+
+static RBD: &[OptionDef] = &[
+    opt("clustername", Kind::Text, E, R, "Ceph cluster name."),
+    opt("rbdname", Kind::Text, E, R, "RBD image."),
+    opt("pool", Kind::Text, E, R, "Ceph pool of the image."),
+    opt("clientname", Kind::Text, E, R, "Ceph client name."),
+    opt("busy_poll", Kind::Bool, E, R, "Busy-poll for completions.").def("0"),
+];
+
+static RDMA: &[OptionDef] = &[
+    opt("hostname", Kind::Text, E, R, "Peer host."),
+    opt("bindname", Kind::Text, E, R, "Local address to bind."),
+    opt("port", PORT, E, R, "Port."),
+    opt(
+        "verb",
+        Kind::Choice {
+            choices: &[
+                Choice { name: "write", canon: "write", help: "" },
+                Choice { name: "read", canon: "read", help: "" },
+                Choice { name: "send", canon: "send", help: "" },
+                Choice { name: "recv", canon: "recv", help: "" },
+            ],
+            postfix: false,
+        },
+        E,
+        R,
+        "RDMA verb.",
+    )
+    .alias(&["proto"])
+    .def("write"),
+];
+
+static SG: &[OptionDef] = &[
+    opt("hipri", Kind::Flag, E, R, "Polled completions."),
+    opt("readfua", Kind::Bool, E, R, "Force unit access on reads.").def("0"),
+    opt("writefua", Kind::Bool, E, R, "Force unit access on writes.").def("0"),
+    opt(
+        "sg_write_mode",
+        Kind::Choice {
+            choices: &[
+                Choice { name: "write", canon: "write", help: "" },
+                Choice { name: "write_and_verify", canon: "write_and_verify", help: "" },
+                Choice { name: "verify", canon: "write_and_verify", help: "" },
+                Choice { name: "write_same", canon: "write_same", help: "" },
+                Choice { name: "same", canon: "write_same", help: "" },
+                Choice { name: "write_same_ndob", canon: "write_same_ndob", help: "" },
+                Choice { name: "verify_bytchk_00", canon: "verify_bytchk_00", help: "" },
+                Choice { name: "verify_bytchk_01", canon: "verify_bytchk_01", help: "" },
+                Choice { name: "verify_bytchk_11", canon: "verify_bytchk_11", help: "" },
+                Choice { name: "write_stream", canon: "write_stream", help: "" },
+            ],
+            postfix: false,
+        },
+        E,
+        R,
+        "SCSI command used for writes.",
+    )
+    .def("write"),
+    opt("stream_id", Kind::Int { min: 0, max: 65535 }, E, R, "Stream for write_stream.").def("0"),
+];
+
+static WINDOWSAIO: &[OptionDef] =
+    &[opt("no_completion_thread", Kind::Flag, E, R, "Poll for completions instead of using a thread.")];
+
+static XNVME: &[OptionDef] = &[
+    opt("hipri", Kind::Flag, E, R, "Polled completions."),
+    opt("sqthread_poll", Kind::Flag, E, R, "Kernel submission polling."),
+    opt("xnvme_be", Kind::Text, E, R, "xNVMe backend."),
+    opt("xnvme_async", Kind::Text, E, R, "xNVMe asynchronous interface."),
+    opt("xnvme_sync", Kind::Text, E, R, "xNVMe synchronous interface."),
+    opt("xnvme_admin", Kind::Text, E, R, "xNVMe admin interface."),
+    opt("xnvme_dev_nsid", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "NVMe namespace id."),
+    opt("xnvme_iovec", Kind::Flag, E, R, "Vectored I/O."),
+];
+
+const fn eng(
+    name: &'static str,
+    support: EngineSupport,
+    sync: bool,
+    help: &'static str,
+    options: &'static [OptionDef],
+) -> EngineDef {
+    EngineDef { name, support, sync, help, options }
+}
+
+const Y: EngineSupport = EngineSupport::Implemented;
+const N: EngineSupport = EngineSupport::Refused;
+
+/// Every engine fio 3.33 has, in a stable order (zonekit's own first).
+pub static ENGINES: &[EngineDef] = &[
+    eng("sync", Y, true, "read(2)/write(2) after lseek(2), one I/O at a time.", &[]),
+    eng("psync", Y, true, "pread(2)/pwrite(2), one I/O at a time (fio's default on Linux).", &[]),
+    eng("io_uring", Y, false, "Linux io_uring with a real queue depth.", IO_URING),
+    eng(
+        "libaio",
+        Y,
+        false,
+        "Linux native AIO; zonekit issues it through io_uring with the same queue depth and flags (see `zonekit bench --help`).",
+        LIBAIO,
+    ),
+    eng("null", Y, false, "No I/O: completes every request at once (measures the benchmark itself).", &[]),
+    eng("vsync", N, true, "readv(2)/writev(2).", &[]),
+    eng("pvsync", N, true, "preadv(2)/pwritev(2).", &[]),
+    eng("pvsync2", N, true, "preadv2(2)/pwritev2(2) with per-I/O flags.", PVSYNC2),
+    eng("io_uring_cmd", N, false, "io_uring passthrough commands (NVMe).", IO_URING),
+    eng("posixaio", N, false, "POSIX aio_read/aio_write.", &[]),
+    eng("mmap", N, true, "Copies to and from a memory map of the file.", MMAP),
+    eng("splice", N, true, "splice(2) and vmsplice(2).", &[]),
+    eng("netsplice", N, false, "Network I/O with splice.", NET),
+    eng("net", N, false, "TCP, UDP or Unix socket I/O.", NET),
+    eng("cpuio", N, true, "Burns CPU instead of doing I/O.", CPUIO),
+    eng("sg", N, false, "SCSI generic passthrough.", SG),
+    eng("rdma", N, false, "RDMA verbs.", RDMA),
+    eng("rados", N, false, "Ceph RADOS objects.", RADOS),
+    eng("rbd", N, false, "Ceph RBD images.", RBD),
+    eng("e4defrag", N, true, "ext4 online defragmentation (EXT4_IOC_MOVE_EXT).", E4DEFRAG),
+    eng("falloc", N, true, "fallocate(2) calls instead of writes.", &[]),
+    eng("ftruncate", N, true, "ftruncate(2) calls instead of writes.", &[]),
+    eng("filecreate", N, true, "Measures file creation.", &[]),
+    eng("filestat", N, true, "Measures stat(2) calls.", FILESTAT),
+    eng("filedelete", N, true, "Measures file deletion.", &[]),
+    eng("exec", N, true, "Runs a program alongside the other jobs.", EXEC),
+    eng("gfapi", N, true, "GlusterFS, synchronous.", GFAPI),
+    eng("gfapi_async", N, false, "GlusterFS, asynchronous.", GFAPI),
+    eng("mtd", N, true, "MTD flash devices.", MTD),
+    eng("nbd", N, false, "Network block device (libnbd).", NBD),
+    eng("pmemblk", N, true, "Persistent memory blocks (libpmemblk).", &[]),
+    eng("dev-dax", N, true, "Device DAX persistent memory.", &[]),
+    eng("libpmem", N, true, "Persistent memory (libpmem).", &[]),
+    eng("dfs", N, false, "DAOS file system.", DFS),
+    eng("http", N, true, "HTTP: WebDAV, S3 or Swift.", HTTP),
+    eng("ime_psync", N, true, "DDN IME, synchronous.", &[]),
+    eng("ime_psyncv", N, true, "DDN IME, vectored.", &[]),
+    eng("ime_aio", N, false, "DDN IME, asynchronous.", &[]),
+    eng("libcufile", N, true, "NVIDIA GPUDirect Storage (cuFile).", LIBCUFILE),
+    eng("libhdfs", N, true, "Hadoop HDFS.", LIBHDFS),
+    eng("libiscsi", N, true, "iSCSI in user space.", LIBISCSI),
+    eng("librpma_apm_client", N, true, "librpma APM client.", LIBRPMA),
+    eng("librpma_apm_server", N, true, "librpma APM server.", LIBRPMA),
+    eng("librpma_gpspm_client", N, true, "librpma GPSPM client.", LIBRPMA),
+    eng("librpma_gpspm_server", N, true, "librpma GPSPM server.", LIBRPMA),
+    eng("libzbc", N, true, "Zoned SCSI/ATA drives through libzbc.", &[]),
+    eng("nfs", N, false, "NFS in user space (libnfs).", NFS),
+    eng("solarisaio", N, false, "Solaris asynchronous I/O.", &[]),
+    eng("windowsaio", N, false, "Windows overlapped I/O.", WINDOWSAIO),
+    eng("xnvme", N, false, "xNVMe.", XNVME),
+];
+
+/// Looks an engine up by name (`external:…` engines are not in the table).
+pub fn find(name: &str) -> Option<&'static EngineDef> {
+    ENGINES.iter().find(|e| e.name == name)
+}
+
+/// Looks an option up among one engine's options.
+pub fn find_option(engine: &EngineDef, name: &str) -> Option<&'static OptionDef> {
+    engine.options.iter().find(|o| o.matches(name))
+}
+
+/// The engines (by name) that have an option called `name`.
+pub fn engines_with_option(name: &str) -> Vec<&'static str> {
+    ENGINES.iter().filter(|e| e.options.iter().any(|o| o.matches(name))).map(|e| e.name).collect()
+}

@@ -1,0 +1,1588 @@
+//! The option table: one entry per option fio 3.33 knows (`fio --cmdhelp=all`), with its
+//! aliases, value syntax, default, category, help text (zonekit's own words) and support level.
+//! Parsing, validation messages, `--cmdhelp`, the JSON "job options" echo and
+//! `docs/bench-options.md` all read this table; engine options live in [`super::engines`].
+
+use super::job::{JobOptions, RwSequencer, ZoneMode};
+use super::special;
+use super::value::{self, Value};
+
+/// Applies a parsed value to the typed options.
+pub type ApplyFn = fn(&mut JobOptions, &Value) -> Result<(), String>;
+
+/// One allowed value of a choice option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Choice {
+    /// The value as written.
+    pub name: &'static str,
+    /// The value it stands for (`readwrite` stands for `rw`, `0` for `none`…).
+    pub canon: &'static str,
+    /// What it means ("" when the name says it).
+    pub help: &'static str,
+}
+
+/// The syntax of an option's value (fio's `FIO_OPT_*` types).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    /// One of `choices`; with `postfix`, `value:extra` is allowed and the option reads the extra.
+    Choice {
+        /// The allowed values.
+        choices: &'static [Choice],
+        /// Whether `:extra` may follow.
+        postfix: bool,
+    },
+    /// A comma-separated set of choices.
+    Choices(&'static [Choice]),
+    /// Non-empty text.
+    Text,
+    /// Text, or nothing (the bare option).
+    OptText,
+    /// An integer (size suffixes allowed, as fio) within `[min, max]`.
+    Int {
+        /// Smallest value.
+        min: i64,
+        /// Largest value.
+        max: i64,
+    },
+    /// Up to three integers (read,write,trim) within `[min, max]`.
+    IntDirs {
+        /// Smallest value.
+        min: i64,
+        /// Largest value.
+        max: i64,
+    },
+    /// A size in bytes (at least `min`), optionally a percentage or a zone count.
+    Size {
+        /// Smallest byte count.
+        min: u64,
+        /// `N%` allowed.
+        percent: bool,
+        /// `Nz` allowed.
+        zones: bool,
+    },
+    /// Up to three sizes (read,write,trim), each at least `min`.
+    SizeDirs {
+        /// Smallest byte count.
+        min: u64,
+    },
+    /// A size or a size range `low-high`.
+    SizePair,
+    /// Up to three size ranges `low-high` (read,write,trim).
+    SizeRangeDirs,
+    /// A duration; a bare number is seconds when `seconds`, else microseconds.
+    Time {
+        /// Unit of a bare number.
+        seconds: bool,
+    },
+    /// Up to three durations (read,write,trim).
+    TimeDirs {
+        /// Unit of a bare number.
+        seconds: bool,
+    },
+    /// A duration or a duration range `low-high`.
+    TimePair {
+        /// Unit of a bare number.
+        seconds: bool,
+    },
+    /// `0` or `1`, required.
+    Bool,
+    /// A switch: bare means on; `0`/`1` also accepted.
+    Flag,
+    /// `:`-separated floats.
+    FloatList {
+        /// Most entries.
+        max_len: usize,
+        /// Smallest value.
+        min: f64,
+        /// Largest value.
+        max: f64,
+    },
+    /// A value with its own syntax, checked by the option's `apply`.
+    Special(&'static str),
+    /// Deprecated in fio: accepted and ignored (fio prints a note).
+    Deprecated,
+    /// Removed from fio: rejected, as fio rejects it.
+    Removed,
+}
+
+impl Kind {
+    /// The value syntax in words, for `--cmdhelp` and the generated docs.
+    pub fn describe(&self) -> String {
+        match self {
+            Kind::Choice { choices, postfix } => {
+                let mut names: Vec<&str> = choices.iter().map(|c| c.name).collect();
+                names.dedup();
+                format!("one of {}{}", names.join(", "), if *postfix { " (`:extra` allowed)" } else { "" })
+            }
+            Kind::Choices(c) => {
+                let names: Vec<&str> = c.iter().map(|c| c.name).collect();
+                format!("comma list of {}", names.join(", "))
+            }
+            Kind::Text => "text".into(),
+            Kind::OptText => "text, or nothing".into(),
+            Kind::Int { min, max } => format!("integer {}", range_words(*min, *max)),
+            Kind::IntDirs { min, max } => format!("integer {} per direction (r,w,t)", range_words(*min, *max)),
+            Kind::Size { min, percent, zones } => {
+                let mut s = "size".to_string();
+                if *min > 0 {
+                    s.push_str(&format!(" (at least {min})"));
+                }
+                if *percent {
+                    s.push_str(", or N%");
+                }
+                if *zones {
+                    s.push_str(", or Nz (zones)");
+                }
+                s
+            }
+            Kind::SizeDirs { .. } => "size per direction (r,w,t)".into(),
+            Kind::SizePair => "size, or size range low-high".into(),
+            Kind::SizeRangeDirs => "size range low-high per direction (r,w,t)".into(),
+            Kind::Time { seconds } => format!("time (bare number: {})", if *seconds { "seconds" } else { "µs" }),
+            Kind::TimeDirs { seconds } => {
+                format!("time per direction (bare number: {})", if *seconds { "seconds" } else { "µs" })
+            }
+            Kind::TimePair { seconds } => {
+                format!("time, or range low-high (bare number: {})", if *seconds { "seconds" } else { "µs" })
+            }
+            Kind::Bool => "boolean 0/1".into(),
+            Kind::Flag => "switch (bare, or 0/1)".into(),
+            Kind::FloatList { max_len, min, max } => {
+                let mut s = format!("up to {max_len} floats separated by ':'");
+                if *min > f64::MIN || *max < f64::MAX {
+                    s.push_str(&format!(", each in [{min}, {max}]"));
+                }
+                s
+            }
+            Kind::Special(syntax) => (*syntax).to_string(),
+            Kind::Deprecated => "deprecated (ignored)".into(),
+            Kind::Removed => "removed (rejected)".into(),
+        }
+    }
+
+    /// True when the option may be given without a value (a bare key, or `--opt` alone).
+    pub fn value_optional(&self) -> bool {
+        matches!(self, Kind::Flag | Kind::OptText | Kind::Deprecated)
+    }
+
+    /// Parses `raw` (None: the bare option) under `kb_base`.
+    pub fn parse(&self, raw: Option<&str>, kb_base: u32) -> Result<Value, String> {
+        let Some(raw) = raw else {
+            return match self {
+                Kind::Flag => Ok(Value::Bool(true)),
+                Kind::OptText | Kind::Deprecated => Ok(Value::Absent),
+                Kind::Removed => Err("removed from fio".into()),
+                Kind::Bool => Err("a value (0 or 1) is required".into()),
+                _ => Err("a value is required".into()),
+            };
+        };
+        let s = raw.trim();
+        match self {
+            Kind::Choice { choices, postfix } => {
+                if s.is_empty() {
+                    return Err("a value is required".into());
+                }
+                let (head, tail) = match s.split_once(':') {
+                    Some((h, t)) if *postfix => (h, Some(t.to_string())),
+                    Some(_) => return Err(format!("expected one of {}", choice_names(choices))),
+                    None => (s, None),
+                };
+                match choices.iter().find(|c| c.name == head) {
+                    Some(c) => Ok(Value::Choice(c.canon, tail)),
+                    None => Err(format!("expected one of {}", choice_names(choices))),
+                }
+            }
+            Kind::Choices(choices) => {
+                let mut out = Vec::new();
+                for part in s.split(',') {
+                    match choices.iter().find(|c| c.name == part.trim()) {
+                        Some(c) => out.push(c.canon),
+                        None => return Err(format!("expected a comma list of {}", choice_names(choices))),
+                    }
+                }
+                Ok(Value::Choices(out))
+            }
+            Kind::Text | Kind::Special(_) => {
+                if s.is_empty() {
+                    Err("a value is required".into())
+                } else {
+                    Ok(Value::Text(s.to_string()))
+                }
+            }
+            Kind::OptText => Ok(if s.is_empty() { Value::Absent } else { Value::Text(s.to_string()) }),
+            Kind::Int { min, max } => int_in(s, *min, *max, kb_base).map(Value::Int),
+            Kind::IntDirs { min, max } => {
+                value::per_direction(s, |p| int_in(p, *min, *max, kb_base)).map(Value::IntDirs)
+            }
+            Kind::Size { min, percent, zones } => {
+                let v = value::parse_size_spec(s, kb_base, *percent, *zones)?;
+                if let Some(b) = v.bytes()
+                    && b < *min
+                {
+                    return Err(format!("must be at least {min}"));
+                }
+                Ok(Value::Size(v))
+            }
+            Kind::SizeDirs { min } => value::per_direction(s, |p| {
+                let b = value::parse_size(p, kb_base)?;
+                if b < *min {
+                    return Err(format!("must be at least {min}"));
+                }
+                Ok(b)
+            })
+            .map(Value::SizeDirs),
+            Kind::SizePair => {
+                let (lo, hi) = match value::split_range(s).or_else(|| s.split_once(',')) {
+                    Some((l, h)) => (value::parse_size(l, kb_base)?, value::parse_size(h, kb_base)?),
+                    None => {
+                        let v = value::parse_size(s, kb_base)?;
+                        (v, v)
+                    }
+                };
+                if lo > hi {
+                    return Err("the low end of the range is above the high end".into());
+                }
+                Ok(Value::SizePair(lo, hi))
+            }
+            Kind::SizeRangeDirs => value::per_direction(s, |p| {
+                let (l, h) = value::split_range(p).ok_or_else(|| "expected a range low-high".to_string())?;
+                let l = value::parse_size(l, kb_base)?;
+                let h = value::parse_size(h, kb_base)?;
+                if l == 0 || h == 0 {
+                    return Err("block sizes must be at least 1".into());
+                }
+                Ok(if l <= h { (l, h) } else { (h, l) })
+            })
+            .map(Value::RangeDirs),
+            Kind::Time { seconds } => value::parse_time(s, *seconds).map(Value::Time),
+            Kind::TimeDirs { seconds } => value::per_direction(s, |p| value::parse_time(p, *seconds))
+                .map(|d| Value::IntDirs(d.map(|t| t.map(|t| i64::try_from(t.as_micros()).unwrap_or(i64::MAX))))),
+            Kind::TimePair { seconds } => match value::split_range(s) {
+                Some((l, h)) => {
+                    let l = value::parse_time(l, *seconds)?;
+                    let h = value::parse_time(h, *seconds)?;
+                    if l > h {
+                        return Err("the low end of the range is above the high end".into());
+                    }
+                    Ok(Value::TimePair(l, h))
+                }
+                None => {
+                    let t = value::parse_time(s, *seconds)?;
+                    Ok(Value::TimePair(t, t))
+                }
+            },
+            Kind::Bool => value::parse_bool(s).map(Value::Bool),
+            Kind::Flag => value::parse_flag(Some(s)).map(Value::Bool),
+            Kind::FloatList { max_len, min, max } => {
+                value::parse_float_list(s, *max_len, *min, *max).map(|(v, p)| Value::Floats(v, p))
+            }
+            Kind::Deprecated => Ok(Value::Absent),
+            Kind::Removed => Err("removed from fio".into()),
+        }
+    }
+}
+
+fn range_words(min: i64, max: i64) -> String {
+    if max >= i64::from(u32::MAX) {
+        if min == 0 { String::new() } else { format!("≥ {min}") }
+    } else {
+        format!("{min}–{max}")
+    }
+}
+
+fn choice_names(choices: &[Choice]) -> String {
+    let mut names: Vec<&str> = choices.iter().map(|c| c.name).collect();
+    names.dedup();
+    names.join(", ")
+}
+
+fn int_in(s: &str, min: i64, max: i64, kb_base: u32) -> Result<i64, String> {
+    let v = value::parse_int(s, kb_base)?;
+    if v < min {
+        return Err(format!("must be at least {min}"));
+    }
+    if v > max {
+        return Err(format!("must be at most {max}"));
+    }
+    Ok(v)
+}
+
+/// Sets per-direction fields from `SizeDirs`/`IntDirs` values, keeping entries left empty.
+pub(crate) fn set_dirs<T: TryFrom<u64> + TryFrom<i64> + Copy>(field: &mut [T; 3], v: &Value) {
+    match v {
+        Value::SizeDirs(d) => {
+            for (f, x) in field.iter_mut().zip(d) {
+                if let Some(x) = x
+                    && let Ok(x) = T::try_from(*x)
+                {
+                    *f = x;
+                }
+            }
+        }
+        Value::IntDirs(d) => {
+            for (f, x) in field.iter_mut().zip(d) {
+                if let Some(x) = x
+                    && let Ok(x) = T::try_from(*x)
+                {
+                    *f = x;
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Where an option's documentation is grouped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Category {
+    /// Naming and describing jobs.
+    Description,
+    /// Files, sizes and offsets.
+    Files,
+    /// The I/O pattern.
+    IoType,
+    /// Block sizes.
+    BlockSize,
+    /// Random offsets.
+    Random,
+    /// Engine, queue depth and I/O flags.
+    Engine,
+    /// fsync and friends.
+    Sync,
+    /// I/O buffers and their contents.
+    Buffers,
+    /// Run time, loops and delays.
+    Time,
+    /// Clones, threads, groups and barriers.
+    Jobs,
+    /// Rate limits, think time and latency targets.
+    Rate,
+    /// Data verification.
+    Verify,
+    /// I/O logs, replay and blktrace.
+    Trace,
+    /// Zoned block devices.
+    Zones,
+    /// Statistics and reporting.
+    Stats,
+    /// Bandwidth, latency and IOPS logs.
+    Logs,
+    /// Processes, CPUs and credentials.
+    Process,
+    /// Everything else.
+    Misc,
+}
+
+impl Category {
+    /// Heading of the category in the docs.
+    pub fn title(self) -> &'static str {
+        match self {
+            Category::Description => "Job description",
+            Category::Files => "Files, sizes and offsets",
+            Category::IoType => "I/O pattern",
+            Category::BlockSize => "Block sizes",
+            Category::Random => "Random offsets",
+            Category::Engine => "Engine, queue depth and I/O flags",
+            Category::Sync => "Syncing",
+            Category::Buffers => "Buffers and memory",
+            Category::Time => "Run time",
+            Category::Jobs => "Jobs, groups and barriers",
+            Category::Rate => "Rate, think time and latency targets",
+            Category::Verify => "Verification",
+            Category::Trace => "I/O logs and replay",
+            Category::Zones => "Zones",
+            Category::Stats => "Statistics and reporting",
+            Category::Logs => "Log files",
+            Category::Process => "Processes and CPUs",
+            Category::Misc => "Miscellaneous",
+        }
+    }
+
+    /// Every category, in docs order.
+    pub const ALL: [Category; 18] = [
+        Category::Description,
+        Category::Files,
+        Category::IoType,
+        Category::BlockSize,
+        Category::Random,
+        Category::Engine,
+        Category::Sync,
+        Category::Buffers,
+        Category::Time,
+        Category::Jobs,
+        Category::Rate,
+        Category::Verify,
+        Category::Trace,
+        Category::Zones,
+        Category::Stats,
+        Category::Logs,
+        Category::Process,
+        Category::Misc,
+    ];
+}
+
+/// What zonekit does with an option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Support {
+    /// Parsed into [`JobOptions`] and honoured when a job runs.
+    Implemented,
+    /// Parsed and validated, then ignored: it cannot change what is measured (the help says why).
+    Ignored,
+    /// Parsed and validated (so `--parse-only` accepts it); a job that sets it to anything but its
+    /// default is refused when it runs, with one line naming it.
+    Refused,
+    /// Rejected while parsing, as fio 3.33 itself rejects it (removed options).
+    Rejected,
+}
+
+impl Support {
+    /// Short name for tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            Support::Implemented => "implemented",
+            Support::Ignored => "ignored",
+            Support::Refused => "refused",
+            Support::Rejected => "rejected",
+        }
+    }
+}
+
+/// One option.
+#[derive(Debug, Clone, Copy)]
+pub struct OptionDef {
+    /// fio's name (the canonical one, used in the JSON echo and `--showcmd`).
+    pub name: &'static str,
+    /// Other names fio accepts for it.
+    pub aliases: &'static [&'static str],
+    /// Value syntax.
+    pub kind: Kind,
+    /// fio 3.33's default as fio writes it, if it has one.
+    pub default: Option<&'static str>,
+    /// Docs group.
+    pub category: Category,
+    /// fio's parent option (for the `--cmdhelp=all` tree).
+    pub parent: Option<&'static str>,
+    /// fio's parse priority within a section: higher first (`kb_base` 1, `filename` -1).
+    pub prio: i8,
+    /// What zonekit does with it.
+    pub support: Support,
+    /// One line of help.
+    pub help: &'static str,
+    /// Sets the typed field(s); `None` for options without one.
+    pub apply: Option<ApplyFn>,
+}
+
+/// An option entry; the builder methods below add the rest.
+pub const fn opt(
+    name: &'static str,
+    kind: Kind,
+    category: Category,
+    support: Support,
+    help: &'static str,
+) -> OptionDef {
+    OptionDef { name, aliases: &[], kind, default: None, category, parent: None, prio: 0, support, help, apply: None }
+}
+
+impl OptionDef {
+    /// Adds aliases.
+    pub const fn alias(mut self, aliases: &'static [&'static str]) -> Self {
+        self.aliases = aliases;
+        self
+    }
+
+    /// Sets fio's default.
+    pub const fn def(mut self, default: &'static str) -> Self {
+        self.default = Some(default);
+        self
+    }
+
+    /// Sets the parent option.
+    pub const fn parent(mut self, parent: &'static str) -> Self {
+        self.parent = Some(parent);
+        self
+    }
+
+    /// Sets the parse priority.
+    pub const fn prio(mut self, prio: i8) -> Self {
+        self.prio = prio;
+        self
+    }
+
+    /// Sets the function that stores the value.
+    pub const fn apply(mut self, f: ApplyFn) -> Self {
+        self.apply = Some(f);
+        self
+    }
+
+    /// True when `name` is this option's name or one of its aliases.
+    pub fn matches(&self, name: &str) -> bool {
+        self.name == name || self.aliases.contains(&name)
+    }
+
+    /// True when `v` is what the option's default parses to (or, without a default, an "off"
+    /// value: false, 0, empty).
+    pub fn is_default_value(&self, v: &Value) -> bool {
+        match self.default {
+            Some(d) => self.kind.parse(Some(d), 1024).is_ok_and(|dv| &dv == v),
+            None => match v {
+                Value::Bool(b) => !b,
+                Value::Int(i) => *i == 0,
+                Value::IntDirs(d) => d.iter().all(|x| x.is_none_or(|x| x == 0)),
+                Value::SizeDirs(d) => d.iter().all(|x| x.is_none_or(|x| x == 0)),
+                Value::Size(s) => s.is_zero(),
+                Value::Time(t) => t.is_zero(),
+                Value::Absent => false,
+                _ => false,
+            },
+        }
+    }
+}
+
+/// Looks up a general (non-engine) option by name or alias.
+pub fn find(name: &str) -> Option<&'static OptionDef> {
+    OPTIONS.iter().find(|o| o.matches(name))
+}
+
+/// Options of fio newer than 3.33, recognised so the error says so (from fio's HEAD `options.c`
+/// and engines, where 3.33 lacks them).
+pub const NEWER_THAN_333: &[&str] = &[
+    "apptag",
+    "apptag_mask",
+    "cdb_len",
+    "cmdprio_hint",
+    "comm",
+    "data_placement",
+    "dataplacement",
+    "deac",
+    "dp_scheme",
+    "end_syncfs",
+    "fdp",
+    "fdp_pli",
+    "fdp_pli_select",
+    "filetype",
+    "http_object_mode",
+    "http_s3_security_token",
+    "job_start_clock_id",
+    "libaio_vectored",
+    "libblkio_driver",
+    "libblkio_force_enable_completion_eventfd",
+    "libblkio_num_entries",
+    "libblkio_path",
+    "libblkio_pre_connect_props",
+    "libblkio_pre_start_props",
+    "libblkio_queue_size",
+    "libblkio_vectored",
+    "libblkio_wait_mode",
+    "libblkio_write_zeroes_on_trim",
+    "log_issue_time",
+    "log_window_value",
+    "md_per_io_size",
+    "num_range",
+    "pi_act",
+    "pi_chk",
+    "plid_select",
+    "plids",
+    "priohint",
+    "ramp_size",
+    "random_sequence_stride",
+    "rbd_encryption_format",
+    "rbd_encryption_passphrase",
+    "read_mode",
+    "recover_zbd_write_error",
+    "rocm_io",
+    "spr_cs",
+    "spr_num_regions",
+    "spr_op",
+    "sprandom",
+    "ss_interval",
+    "steadystate_check_interval",
+    "thinkcycles",
+    "verify_bytchk",
+    "verify_header_seed",
+    "verify_mode",
+    "verify_pattern_interval",
+    "verify_policy",
+    "verify_write_sequence",
+    "write_mode",
+    "write_zone_remainder",
+    "xnvme_dev_subnqn",
+    "xnvme_mem",
+];
+
+/// Every general option fio 3.33 knows, in fio's order.
+pub static OPTIONS: &[OptionDef] = &[
+    opt("description", Kind::Text, Category::Description, Support::Implemented, "Free text describing the job; echoed in the JSON output.")
+        .apply(|o, v| {
+            o.description = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("name", Kind::Text, Category::Description, Support::Implemented, "Name of the job; on the command line `--name` also starts a new job.")
+        .apply(|o, v| {
+            o.name = v.as_text().to_string();
+            Ok(())
+        }),
+    opt("wait_for", Kind::Text, Category::Jobs, Support::Refused, "Start only once the named job has finished.")
+        .apply(|o, v| {
+            o.wait_for = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("filename", Kind::Text, Category::Files, Support::Implemented, "File or device to use; `:` separates several (`\\:` is a literal colon).")
+        .prio(-1)
+        .apply(|o, v| {
+            o.filename = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("directory", Kind::Text, Category::Files, Support::Implemented, "Directory for generated file names; `:` separates several, used in turn.")
+        .apply(|o, v| {
+            o.directory = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("filename_format", Kind::Text, Category::Files, Support::Implemented, "Template for generated file names: `$jobname`, `$jobnum`, `$filenum`, `$clientuid`.")
+        .def("$jobname.$jobnum.$filenum")
+        .prio(-1)
+        .apply(|o, v| {
+            o.filename_format = v.as_text().to_string();
+            Ok(())
+        }),
+    opt("unique_filename", Kind::Bool, Category::Files, Support::Ignored, "Client/server mode only (prefixes names with the client address); no effect here.")
+        .def("1")
+        .apply(|o, v| {
+            o.unique_filename = v.as_bool();
+            Ok(())
+        }),
+    opt("lockfile", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "no locking" }, Choice { name: "exclusive", canon: "exclusive", help: "one I/O at a time" }, Choice { name: "readwrite", canon: "readwrite", help: "shared reads, exclusive writes" }], postfix: false }, Category::Files, Support::Refused, "Lock each file around I/O: `none`, `exclusive` or `readwrite`.")
+        .def("none")
+        .parent("filename")
+        .prio(1),
+    opt("opendir", Kind::Text, Category::Files, Support::Refused, "Add every file below this directory to the job."),
+    opt("rw", Kind::Choice { choices: &[Choice { name: "read", canon: "read", help: "sequential reads" }, Choice { name: "write", canon: "write", help: "sequential writes" }, Choice { name: "trim", canon: "trim", help: "sequential trims" }, Choice { name: "randread", canon: "randread", help: "random reads" }, Choice { name: "randwrite", canon: "randwrite", help: "random writes" }, Choice { name: "randtrim", canon: "randtrim", help: "random trims" }, Choice { name: "rw", canon: "rw", help: "sequential mixed reads and writes" }, Choice { name: "readwrite", canon: "rw", help: "same as rw" }, Choice { name: "randrw", canon: "randrw", help: "random mixed reads and writes" }, Choice { name: "trimwrite", canon: "trimwrite", help: "trim then write each block, sequentially" }, Choice { name: "randtrimwrite", canon: "randtrimwrite", help: "trim then write each block, at random offsets" }], postfix: true }, Category::IoType, Support::Implemented, "I/O pattern; `:N` is the offset modifier (a new random offset every N I/Os, or an N-byte gap after each sequential I/O).")
+        .alias(&["readwrite"])
+        .def("read")
+        .apply(special::apply_rw),
+    opt("rw_sequencer", Kind::Choice { choices: &[Choice { name: "sequential", canon: "sequential", help: "offsets after a random one follow on sequentially" }, Choice { name: "identical", canon: "identical", help: "repeat the same offset" }], postfix: false }, Category::IoType, Support::Implemented, "With `rw=…:N`, how the offsets after each random one are chosen.")
+        .def("sequential")
+        .apply(|o, v| {
+            o.rw_sequencer = if v.as_text() == "identical" { RwSequencer::Identical } else { RwSequencer::Sequential };
+            Ok(())
+        }),
+    opt("ioengine", Kind::Special("engine name, or external:/path/to/engine.so"), Category::Engine, Support::Implemented, "How I/O is issued. zonekit runs `sync`, `psync`, `io_uring`, `libaio` and `null`; fio's other engines are known by name and refused when a job runs.")
+        .def("psync")
+        .apply(special::apply_ioengine),
+    opt("iodepth", Kind::Int { min: 1, max: u32::MAX as i64 }, Category::Engine, Support::Implemented, "I/Os kept in flight; synchronous engines cap it at 1 (with fio's note).")
+        .def("1")
+        .apply(|o, v| {
+            o.iodepth = v.as_u32();
+            Ok(())
+        }),
+    opt("iodepth_batch", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Engine, Support::Implemented, "I/Os submitted at once (0 or more than `iodepth`: `iodepth`).")
+        .alias(&["iodepth_batch_submit"])
+        .def("1")
+        .parent("iodepth")
+        .apply(|o, v| {
+            o.iodepth_batch_submit = v.as_u32();
+            Ok(())
+        }),
+    opt("iodepth_batch_complete_min", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Engine, Support::Implemented, "Fewest completions waited for at once (0: reap without waiting).")
+        .alias(&["iodepth_batch_complete"])
+        .def("1")
+        .parent("iodepth")
+        .apply(|o, v| {
+            o.iodepth_batch_complete_min = v.as_u32();
+            Ok(())
+        }),
+    opt("iodepth_batch_complete_max", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Engine, Support::Implemented, "Most completions reaped at once (raised to the minimum if below it).")
+        .parent("iodepth")
+        .apply(|o, v| {
+            o.iodepth_batch_complete_max = v.as_u32();
+            Ok(())
+        }),
+    opt("iodepth_low", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Engine, Support::Implemented, "Refill the queue only once it has drained to this depth (0 or more than `iodepth`: `iodepth`).")
+        .parent("iodepth")
+        .apply(|o, v| {
+            o.iodepth_low = v.as_u32();
+            Ok(())
+        }),
+    opt("serialize_overlap", Kind::Bool, Category::Engine, Support::Refused, "Hold back I/Os that overlap one in flight until it completes.")
+        .def("0")
+        .parent("iodepth"),
+    opt("io_submit_mode", Kind::Choice { choices: &[Choice { name: "inline", canon: "inline", help: "submit from the job thread" }, Choice { name: "offload", canon: "offload", help: "submit from a pool of helper threads" }], postfix: false }, Category::Engine, Support::Refused, "`inline` submits from the job's thread; `offload` hands I/Os to a pool.")
+        .def("inline")
+        .apply(|o, v| {
+            o.io_submit_mode = v.as_text().to_string();
+            Ok(())
+        }),
+    opt("size", Kind::Size { min: 0, percent: true, zones: true }, Category::Files, Support::Implemented, "Size of the job's region: bytes, a percentage of the file or device (`50%`), or zones (`8z`).")
+        .apply(|o, v| {
+            o.size = Some(v.as_size());
+            Ok(())
+        }),
+    opt("io_size", Kind::Size { min: 0, percent: true, zones: true }, Category::Files, Support::Implemented, "Bytes to transfer (default: `size`); larger than `size` reuses the region.")
+        .alias(&["io_limit"])
+        .apply(|o, v| {
+            o.io_size = Some(v.as_size());
+            Ok(())
+        }),
+    opt("fill_device", Kind::Bool, Category::Files, Support::Refused, "Write until the device or file system is full.")
+        .alias(&["fill_fs"])
+        .def("0")
+        .apply(|o, v| {
+            o.fill_device = v.as_bool();
+            Ok(())
+        }),
+    opt("filesize", Kind::SizePair, Category::Files, Support::Implemented, "Size of each file; `low-high` draws a size per file.")
+        .apply(|o, v| {
+            if let Value::SizePair(l, h) = v { o.filesize = Some((*l, *h)); }
+            Ok(())
+        }),
+    opt("file_append", Kind::Bool, Category::Files, Support::Refused, "Start I/O at the current end of each file.")
+        .def("0")
+        .apply(|o, v| {
+            o.file_append = v.as_bool();
+            Ok(())
+        }),
+    opt("offset", Kind::Size { min: 0, percent: true, zones: true }, Category::Files, Support::Implemented, "Where I/O starts in each file: bytes, a percentage or zones.")
+        .alias(&["fileoffset"])
+        .def("0")
+        .apply(|o, v| {
+            o.offset = v.as_size();
+            Ok(())
+        }),
+    opt("offset_align", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Files, Support::Implemented, "Alignment of a percentage `offset` (0: the smallest block size).")
+        .def("0")
+        .apply(|o, v| {
+            o.offset_align = v.as_int() as u64;
+            Ok(())
+        }),
+    opt("offset_increment", Kind::Size { min: 0, percent: true, zones: true }, Category::Files, Support::Implemented, "Added to `offset` for each `numjobs` clone: bytes, a percentage or zones.")
+        .def("0")
+        .parent("offset")
+        .apply(|o, v| {
+            o.offset_increment = v.as_size();
+            Ok(())
+        }),
+    opt("number_ios", Kind::Size { min: 0, percent: false, zones: false }, Category::Files, Support::Refused, "Stop after this many I/Os whatever the byte count.")
+        .def("0")
+        .apply(|o, v| {
+            o.number_ios = v.as_bytes();
+            Ok(())
+        }),
+    opt("bs", Kind::SizeDirs { min: 1 }, Category::BlockSize, Support::Implemented, "Block size; `r,w,t` sets read, write and trim separately (`bs=4k,64k`).")
+        .alias(&["blocksize"])
+        .def("4096")
+        .parent("rw")
+        .apply(|o, v| {
+            set_dirs(&mut o.bs, v);
+            Ok(())
+        }),
+    opt("ba", Kind::SizeDirs { min: 1 }, Category::BlockSize, Support::Implemented, "Alignment of random offsets per direction (default: the smallest block size); turns the random map off.")
+        .alias(&["blockalign"])
+        .parent("rw")
+        .apply(|o, v| {
+            set_dirs(&mut o.blockalign, v);
+            Ok(())
+        }),
+    opt("bsrange", Kind::SizeRangeDirs, Category::BlockSize, Support::Implemented, "Block sizes drawn from `low-high`, per direction as for `bs` (a reversed range is swapped, as fio does).")
+        .alias(&["blocksize_range"])
+        .parent("rw")
+        .apply(special::apply_bsrange),
+    opt("bssplit", Kind::Special("bs/percent[:bs/percent…][,write list[,trim list]]"), Category::BlockSize, Support::Implemented, "Mix of block sizes `size/percent:size/percent…`; `,` separates read, write and trim.")
+        .parent("rw")
+        .apply(special::apply_bssplit),
+    opt("bs_unaligned", Kind::Flag, Category::BlockSize, Support::Refused, "Allow block sizes that are not multiples of 512 bytes.")
+        .alias(&["blocksize_unaligned"])
+        .parent("rw")
+        .apply(|o, v| {
+            o.bs_unaligned = v.as_bool();
+            Ok(())
+        }),
+    opt("bs_is_seq_rand", Kind::Bool, Category::BlockSize, Support::Refused, "Read `bs=a,b` as sequential,random instead of read,write.")
+        .def("0")
+        .parent("blocksize")
+        .apply(|o, v| {
+            o.bs_is_seq_rand = v.as_bool();
+            Ok(())
+        }),
+    opt("randrepeat", Kind::Bool, Category::Random, Support::Implemented, "Seed the random generators the same way on every run.")
+        .def("1")
+        .parent("rw")
+        .apply(|o, v| {
+            o.randrepeat = v.as_bool();
+            Ok(())
+        }),
+    opt("randseed", Kind::Size { min: 0, percent: false, zones: false }, Category::Random, Support::Implemented, "Seed of the random generators; setting it turns `randrepeat` off.")
+        .def("0x89")
+        .parent("rw")
+        .apply(|o, v| {
+            o.randseed = v.as_bytes();
+            Ok(())
+        }),
+    opt("norandommap", Kind::Flag, Category::Random, Support::Implemented, "Do not track done blocks: random I/O may hit a block twice in a pass.")
+        .parent("rw")
+        .apply(|o, v| {
+            o.norandommap = v.as_bool();
+            Ok(())
+        }),
+    opt("softrandommap", Kind::Bool, Category::Random, Support::Ignored, "Go on without a random map if it cannot be allocated; zonekit always allocates it.")
+        .def("0")
+        .parent("norandommap")
+        .apply(|o, v| {
+            o.softrandommap = v.as_bool();
+            Ok(())
+        }),
+    opt("random_generator", Kind::Choice { choices: &[Choice { name: "tausworthe", canon: "tausworthe", help: "" }, Choice { name: "lfsr", canon: "lfsr", help: "" }, Choice { name: "tausworthe64", canon: "tausworthe64", help: "" }], postfix: false }, Category::Random, Support::Ignored, "fio's generator choice (`tausworthe`, `lfsr`, `tausworthe64`); zonekit has one generator, and its random map already gives each block once per pass.")
+        .def("tausworthe")
+        .apply(|o, v| {
+            o.random_generator = v.as_text().to_string();
+            Ok(())
+        }),
+    opt("random_distribution", Kind::Choice { choices: &[Choice { name: "random", canon: "random", help: "uniform" }, Choice { name: "zipf", canon: "zipf", help: "Zipf, `zipf:θ` (default 1.1)" }, Choice { name: "pareto", canon: "pareto", help: "Pareto, `pareto:h` (0<h<1, default 0.2)" }, Choice { name: "normal", canon: "normal", help: "Gaussian, `normal:σ` in percent of the range" }, Choice { name: "zoned", canon: "zoned", help: "`zoned:a/s:…`: a% of accesses to s% of the range" }, Choice { name: "zoned_abs", canon: "zoned_abs", help: "`zoned_abs:a/s:…`: a% of accesses to s bytes" }], postfix: true }, Category::Random, Support::Implemented, "Distribution of random offsets: `random`, `zipf[:θ]`, `pareto[:h]`, `normal[:σ]` (each with an optional `:center`), `zoned:…` or `zoned_abs:…` (the zoned forms are refused when a job runs).")
+        .def("random")
+        .apply(special::apply_random_distribution),
+    opt("percentage_random", Kind::IntDirs { min: 0, max: 100 }, Category::Random, Support::Refused, "Share of random I/Os in a random job, per direction; the rest are sequential.")
+        .def("100,100,100")
+        .apply(|o, v| {
+            if let Value::IntDirs(d) = v { for (i, x) in d.iter().enumerate() { if let Some(x) = x { o.percentage_random[i] = *x as u32; } } }
+            Ok(())
+        }),
+    opt("percentage_sequential", Kind::Removed, Category::Random, Support::Rejected, "Removed from fio (use `percentage_random`)."),
+    opt("allrandrepeat", Kind::Bool, Category::Random, Support::Ignored, "`randrepeat` for every generator; zonekit derives all of a job's streams from one seed.")
+        .def("0")
+        .apply(|o, v| {
+            o.allrandrepeat = v.as_bool();
+            Ok(())
+        }),
+    opt("nrfiles", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Files, Support::Implemented, "Number of files per job.")
+        .alias(&["nr_files"])
+        .def("1")
+        .apply(|o, v| {
+            o.nrfiles = v.as_u32();
+            Ok(())
+        }),
+    opt("openfiles", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Files, Support::Ignored, "Files kept open at once (0: all); zonekit keeps all of a job's files open.")
+        .apply(|o, v| {
+            o.openfiles = v.as_u32();
+            Ok(())
+        }),
+    opt("file_service_type", Kind::Choice { choices: &[Choice { name: "random", canon: "random", help: "pick a file at random" }, Choice { name: "zipf", canon: "zipf", help: "Zipf-distributed file choice" }, Choice { name: "pareto", canon: "pareto", help: "Pareto-distributed file choice" }, Choice { name: "normal", canon: "normal", help: "Gaussian file choice" }, Choice { name: "gauss", canon: "normal", help: "same as normal" }, Choice { name: "roundrobin", canon: "roundrobin", help: "take files in turn" }, Choice { name: "sequential", canon: "sequential", help: "finish one file before the next" }], postfix: true }, Category::Files, Support::Implemented, "How the next file is chosen; zonekit runs `roundrobin` and refuses the others when a job runs.")
+        .def("roundrobin")
+        .parent("nrfiles")
+        .apply(special::apply_file_service_type),
+    opt("fallocate", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "" }, Choice { name: "native", canon: "native", help: "" }, Choice { name: "posix", canon: "posix", help: "" }, Choice { name: "keep", canon: "keep", help: "" }, Choice { name: "truncate", canon: "truncate", help: "" }, Choice { name: "0", canon: "none", help: "" }, Choice { name: "1", canon: "posix", help: "" }], postfix: false }, Category::Files, Support::Ignored, "How laid-out files are preallocated; zonekit writes the layout and does not preallocate.")
+        .def("native")
+        .apply(|o, v| {
+            o.fallocate = v.as_text().to_string();
+            Ok(())
+        }),
+    opt("fadvise_hint", Kind::Choice { choices: &[Choice { name: "0", canon: "0", help: "" }, Choice { name: "1", canon: "1", help: "" }, Choice { name: "random", canon: "random", help: "" }, Choice { name: "sequential", canon: "sequential", help: "" }], postfix: false }, Category::Files, Support::Ignored, "posix_fadvise hint for the access pattern; not issued.")
+        .def("1"),
+    opt("fsync", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Sync, Support::Implemented, "fsync after every N writes (0: never).")
+        .def("0")
+        .apply(|o, v| {
+            o.fsync = v.as_u32();
+            Ok(())
+        }),
+    opt("fdatasync", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Sync, Support::Implemented, "fdatasync after every N writes (0: never).")
+        .def("0")
+        .apply(|o, v| {
+            o.fdatasync = v.as_u32();
+            Ok(())
+        }),
+    opt("write_barrier", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Sync, Support::Refused, "Make every N-th write a barrier write.")
+        .def("0"),
+    opt("sync_file_range", Kind::Special("flags[,flags…][:N] with flags wait_before, write, wait_after"), Category::Sync, Support::Refused, "Call sync_file_range with these flags every N writes (`flags:N`)."),
+    opt("direct", Kind::Bool, Category::Engine, Support::Implemented, "Unbuffered I/O (O_DIRECT); the opposite of `buffered`.")
+        .def("0")
+        .apply(|o, v| {
+            o.direct = v.as_bool(); o.buffered = !o.direct;
+            Ok(())
+        }),
+    opt("atomic", Kind::Bool, Category::Engine, Support::Refused, "Atomic O_DIRECT writes (implies `direct`).")
+        .def("0"),
+    opt("buffered", Kind::Bool, Category::Engine, Support::Implemented, "Buffered I/O; the opposite of `direct`.")
+        .def("1")
+        .apply(|o, v| {
+            o.buffered = v.as_bool(); o.direct = !o.buffered;
+            Ok(())
+        }),
+    opt("overwrite", Kind::Bool, Category::Files, Support::Implemented, "Lay files out before writing, so writes overwrite existing blocks (always on for jobs that read).")
+        .def("0")
+        .apply(|o, v| {
+            o.overwrite = v.as_bool();
+            Ok(())
+        }),
+    opt("loops", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Time, Support::Implemented, "Run the workload this many times.")
+        .def("1")
+        .apply(|o, v| {
+            o.loops = v.as_u32();
+            Ok(())
+        }),
+    opt("numjobs", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Jobs, Support::Implemented, "Run this many clones of the job (same group).")
+        .def("1")
+        .apply(|o, v| {
+            o.numjobs = v.as_u32();
+            Ok(())
+        }),
+    opt("startdelay", Kind::TimePair { seconds: true }, Category::Time, Support::Implemented, "Wait this long before starting (seconds by default); `low-high` draws the delay.")
+        .def("0")
+        .apply(|o, v| {
+            if let Value::TimePair(l, h) = v { o.startdelay = (*l, *h); }
+            Ok(())
+        }),
+    opt("runtime", Kind::Time { seconds: true }, Category::Time, Support::Implemented, "Stop after this long (seconds by default; 0: no limit).")
+        .alias(&["timeout"])
+        .def("0")
+        .apply(|o, v| {
+            let t = v.as_time(); o.runtime = if t.is_zero() { None } else { Some(t) };
+            Ok(())
+        }),
+    opt("time_based", Kind::Flag, Category::Time, Support::Implemented, "Run for all of `runtime`, repeating the workload as needed.")
+        .apply(|o, v| {
+            o.time_based = v.as_bool();
+            Ok(())
+        }),
+    opt("verify_only", Kind::Flag, Category::Verify, Support::Refused, "Do not write: only verify data written by an earlier run."),
+    opt("ramp_time", Kind::Time { seconds: true }, Category::Time, Support::Implemented, "Run this long before statistics start (seconds by default).")
+        .apply(|o, v| {
+            o.ramp_time = v.as_time();
+            Ok(())
+        }),
+    opt("clocksource", Kind::Choice { choices: &[Choice { name: "gettimeofday", canon: "gettimeofday", help: "" }, Choice { name: "clock_gettime", canon: "clock_gettime", help: "" }, Choice { name: "cpu", canon: "cpu", help: "" }], postfix: false }, Category::Stats, Support::Ignored, "Clock used for timing; zonekit always reads the monotonic clock."),
+    opt("mem", Kind::Choice { choices: &[Choice { name: "malloc", canon: "malloc", help: "" }, Choice { name: "shm", canon: "shm", help: "" }, Choice { name: "shmhuge", canon: "shmhuge", help: "" }, Choice { name: "mmap", canon: "mmap", help: "" }, Choice { name: "mmapshared", canon: "mmapshared", help: "" }, Choice { name: "mmaphuge", canon: "mmaphuge", help: "" }, Choice { name: "cudamalloc", canon: "cudamalloc", help: "" }], postfix: true }, Category::Buffers, Support::Ignored, "How I/O buffers are allocated (`malloc`, `shm`, `mmap`, huge pages…); zonekit allocates its own page-aligned buffers.")
+        .alias(&["iomem"])
+        .def("malloc"),
+    opt("iomem_align", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Ignored, "Alignment of I/O buffers in memory; zonekit aligns them to the page.")
+        .alias(&["mem_align"])
+        .def("0")
+        .parent("iomem"),
+    opt("verify", Kind::Choice { choices: &[Choice { name: "0", canon: "0", help: "" }, Choice { name: "md5", canon: "md5", help: "" }, Choice { name: "crc64", canon: "crc64", help: "" }, Choice { name: "crc32", canon: "crc32", help: "" }, Choice { name: "crc32c-intel", canon: "crc32c-intel", help: "" }, Choice { name: "crc32c", canon: "crc32c", help: "" }, Choice { name: "crc16", canon: "crc16", help: "" }, Choice { name: "crc7", canon: "crc7", help: "" }, Choice { name: "sha1", canon: "sha1", help: "" }, Choice { name: "sha256", canon: "sha256", help: "" }, Choice { name: "sha512", canon: "sha512", help: "" }, Choice { name: "sha3-224", canon: "sha3-224", help: "" }, Choice { name: "sha3-256", canon: "sha3-256", help: "" }, Choice { name: "sha3-384", canon: "sha3-384", help: "" }, Choice { name: "sha3-512", canon: "sha3-512", help: "" }, Choice { name: "xxhash", canon: "xxhash", help: "" }, Choice { name: "meta", canon: "meta", help: "" }, Choice { name: "pattern", canon: "pattern", help: "" }, Choice { name: "null", canon: "null", help: "" }], postfix: false }, Category::Verify, Support::Refused, "Check written data with this method (`md5`, `crc32c`, `pattern`…); `0` is off.")
+        .def("0"),
+    opt("do_verify", Kind::Bool, Category::Verify, Support::Ignored, "Run the verify phase after writing; has effect only with `verify`, which is refused.")
+        .def("1")
+        .parent("verify"),
+    opt("verifysort", Kind::Deprecated, Category::Verify, Support::Ignored, "Deprecated in fio; no effect."),
+    opt("verifysort_nr", Kind::Deprecated, Category::Verify, Support::Ignored, "Deprecated in fio; no effect."),
+    opt("verify_interval", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Ignored, "Bytes covered by each verify header; has effect only with `verify`.")
+        .parent("verify"),
+    opt("verify_offset", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Ignored, "Where the verify header sits in a block; has effect only with `verify`.")
+        .parent("verify"),
+    opt("verify_pattern", Kind::Text, Category::Verify, Support::Ignored, "Pattern written and checked; has effect only with `verify`.")
+        .parent("verify"),
+    opt("verify_fatal", Kind::Bool, Category::Verify, Support::Ignored, "Stop at the first verify failure; has effect only with `verify`.")
+        .def("0")
+        .parent("verify"),
+    opt("verify_dump", Kind::Bool, Category::Verify, Support::Ignored, "Dump blocks that fail verification; has effect only with `verify`.")
+        .def("0")
+        .parent("verify"),
+    opt("verify_async", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Ignored, "Verify in this many helper threads; has effect only with `verify`.")
+        .def("0")
+        .parent("verify"),
+    opt("verify_backlog", Kind::Size { min: 0, percent: false, zones: false }, Category::Verify, Support::Ignored, "Verify after every N written blocks; has effect only with `verify`.")
+        .parent("verify"),
+    opt("verify_backlog_batch", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Ignored, "Blocks checked per backlog round; has effect only with `verify`.")
+        .parent("verify"),
+    opt("verify_async_cpus", Kind::Special("CPU list, e.g. 0-3,6"), Category::Verify, Support::Ignored, "CPUs of the verify threads; has effect only with `verify`.")
+        .parent("verify_async"),
+    opt("experimental_verify", Kind::Bool, Category::Verify, Support::Ignored, "Verify by replaying offsets; has effect only with `verify`.")
+        .parent("verify"),
+    opt("verify_state_load", Kind::Bool, Category::Verify, Support::Ignored, "Load the state a verify run saved; has effect only with `verify`.")
+        .parent("verify"),
+    opt("verify_state_save", Kind::Bool, Category::Verify, Support::Ignored, "Save verify state when a write job ends; has effect only with `verify`.")
+        .def("1")
+        .parent("verify"),
+    opt("trim_percentage", Kind::Int { min: 0, max: 100 }, Category::Verify, Support::Ignored, "Trim this share of verified blocks; has effect only with `verify`.")
+        .def("0")
+        .parent("verify"),
+    opt("trim_verify_zero", Kind::Bool, Category::Verify, Support::Ignored, "Check that trimmed blocks read back as zeros; has effect only with `verify`.")
+        .def("1")
+        .parent("trim_percentage"),
+    opt("trim_backlog", Kind::Size { min: 0, percent: false, zones: false }, Category::Verify, Support::Ignored, "Trim after every N written blocks; has effect only with `verify`.")
+        .parent("trim_percentage"),
+    opt("trim_backlog_batch", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Ignored, "Blocks trimmed per backlog round; has effect only with `verify`.")
+        .parent("trim_percentage"),
+    opt("write_iolog", Kind::Text, Category::Trace, Support::Refused, "Record the I/O pattern to this file."),
+    opt("read_iolog", Kind::Text, Category::Trace, Support::Refused, "Replay an I/O pattern (iolog or blktrace) from this file."),
+    opt("read_iolog_chunked", Kind::Bool, Category::Trace, Support::Ignored, "Read the replay log in chunks; has effect only with `read_iolog`.")
+        .def("0")
+        .parent("read_iolog"),
+    opt("replay_no_stall", Kind::Bool, Category::Trace, Support::Ignored, "Replay without the recorded delays; has effect only with `read_iolog`.")
+        .def("0")
+        .parent("read_iolog"),
+    opt("replay_redirect", Kind::Text, Category::Trace, Support::Ignored, "Replay onto this device; has effect only with `read_iolog`.")
+        .parent("read_iolog"),
+    opt("replay_scale", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Trace, Support::Ignored, "Divide replayed offsets by this; has effect only with `read_iolog`.")
+        .def("1")
+        .parent("read_iolog"),
+    opt("replay_align", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Trace, Support::Ignored, "Align replayed offsets; has effect only with `read_iolog`.")
+        .parent("read_iolog"),
+    opt("replay_time_scale", Kind::Int { min: 1, max: u32::MAX as i64 }, Category::Trace, Support::Ignored, "Scale replay timing (percent); has effect only with `read_iolog`.")
+        .def("100")
+        .parent("read_iolog"),
+    opt("replay_skip", Kind::Special("comma list of read, write, trim, sync"), Category::Trace, Support::Ignored, "I/O kinds left out of a replay; has effect only with `read_iolog`.")
+        .parent("read_iolog"),
+    opt("merge_blktrace_file", Kind::Text, Category::Trace, Support::Refused, "Merge blktrace inputs into this file."),
+    opt("merge_blktrace_scalars", Kind::FloatList { max_len: 20, min: f64::MIN, max: f64::MAX }, Category::Trace, Support::Ignored, "Per-trace scaling when merging; has effect only with `merge_blktrace_file`."),
+    opt("merge_blktrace_iters", Kind::FloatList { max_len: 20, min: f64::MIN, max: f64::MAX }, Category::Trace, Support::Ignored, "Per-trace repetitions when merging; has effect only with `merge_blktrace_file`."),
+    opt("exec_prerun", Kind::Text, Category::Misc, Support::Refused, "Run this shell command before the job."),
+    opt("exec_postrun", Kind::Text, Category::Misc, Support::Refused, "Run this shell command after the job."),
+    opt("ioscheduler", Kind::Text, Category::Process, Support::Ignored, "Switch the device's I/O scheduler before the job; zonekit leaves system settings alone."),
+    opt("zonemode", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "no zones" }, Choice { name: "strided", canon: "strided", help: "zonesize bytes of each zonerange, then skip zoneskip" }, Choice { name: "zbd", canon: "zbd", help: "zoned block device rules: writes at write pointers" }], postfix: false }, Category::Zones, Support::Implemented, "How the zone options apply: `none`, `strided` or `zbd` (`strided` and `zbd` are refused when a job runs until zonekit's zone mode lands).")
+        .def("none")
+        .apply(|o, v| {
+            o.zonemode = match v.as_text() { "zbd" => ZoneMode::Zbd, "strided" => ZoneMode::Strided, _ => ZoneMode::None };
+            Ok(())
+        }),
+    opt("zonesize", Kind::Size { min: 0, percent: false, zones: false }, Category::Zones, Support::Implemented, "Zone size; with `zonemode=none` it is an error, as in fio.")
+        .def("0")
+        .apply(|o, v| {
+            o.zonesize = v.as_bytes();
+            Ok(())
+        }),
+    opt("zonecapacity", Kind::Size { min: 0, percent: false, zones: false }, Category::Zones, Support::Implemented, "Writable bytes of each zone (0: the zone size; emulated zones only).")
+        .def("0")
+        .apply(|o, v| {
+            o.zonecapacity = v.as_bytes();
+            Ok(())
+        }),
+    opt("zonerange", Kind::Size { min: 0, percent: false, zones: false }, Category::Zones, Support::Implemented, "Strided mode: size of one zone range (0: `zonesize`).")
+        .def("0")
+        .apply(|o, v| {
+            o.zonerange = v.as_bytes();
+            Ok(())
+        }),
+    opt("zoneskip", Kind::Size { min: 0, percent: false, zones: true }, Category::Zones, Support::Implemented, "Bytes (or zones, `Nz`) skipped after each zone.")
+        .def("0")
+        .apply(|o, v| {
+            o.zoneskip = v.as_size();
+            Ok(())
+        }),
+    opt("read_beyond_wp", Kind::Bool, Category::Zones, Support::Implemented, "zbd mode: let reads go past a zone's write pointer.")
+        .def("0")
+        .apply(|o, v| {
+            o.read_beyond_wp = v.as_bool();
+            Ok(())
+        }),
+    opt("max_open_zones", Kind::Int { min: 0, max: 4096 }, Category::Zones, Support::Implemented, "zbd mode: most zones written at once per device (0: the device limit).")
+        .def("0")
+        .apply(|o, v| {
+            o.max_open_zones = v.as_u32();
+            Ok(())
+        }),
+    opt("job_max_open_zones", Kind::Int { min: 0, max: 4096 }, Category::Zones, Support::Implemented, "zbd mode: most zones written at once by one job.")
+        .def("0")
+        .apply(|o, v| {
+            o.job_max_open_zones = v.as_u32();
+            Ok(())
+        }),
+    opt("ignore_zone_limits", Kind::Bool, Category::Zones, Support::Implemented, "zbd mode: ignore the device's open and active zone limits.")
+        .def("0")
+        .apply(|o, v| {
+            o.ignore_zone_limits = v.as_bool();
+            Ok(())
+        }),
+    opt("zone_reset_threshold", Kind::FloatList { max_len: 1, min: 0.0, max: 1.0 }, Category::Zones, Support::Implemented, "zbd mode: share of valid data (0–1) above which zones are reset.")
+        .apply(|o, v| {
+            if let Value::Floats(f, _) = v { o.zone_reset_threshold = f.first().copied().unwrap_or(0.0); }
+            Ok(())
+        }),
+    opt("zone_reset_frequency", Kind::FloatList { max_len: 1, min: 0.0, max: 1.0 }, Category::Zones, Support::Implemented, "zbd mode: above the threshold, reset a zone every 1/f writes (0–1).")
+        .apply(|o, v| {
+            if let Value::Floats(f, _) = v { o.zone_reset_frequency = f.first().copied().unwrap_or(0.0); }
+            Ok(())
+        }),
+    opt("lockmem", Kind::Size { min: 0, percent: false, zones: false }, Category::Process, Support::Refused, "Lock this much memory to shrink what the page cache can use.")
+        .def("0"),
+    opt("rwmixread", Kind::Int { min: 0, max: 100 }, Category::IoType, Support::Implemented, "Percentage of reads in a mixed job (`rw`, `randrw`); sets `rwmixwrite` to the rest.")
+        .def("50")
+        .apply(|o, v| {
+            o.rwmixread = v.as_u32(); o.rwmixwrite = 100 - o.rwmixread;
+            Ok(())
+        }),
+    opt("rwmixwrite", Kind::Int { min: 0, max: 100 }, Category::IoType, Support::Implemented, "Percentage of writes in a mixed job; sets `rwmixread` to the rest.")
+        .def("50")
+        .apply(|o, v| {
+            o.rwmixwrite = v.as_u32(); o.rwmixread = 100 - o.rwmixwrite;
+            Ok(())
+        }),
+    opt("rwmixcycle", Kind::Removed, Category::IoType, Support::Rejected, "Removed from fio."),
+    opt("nice", Kind::Int { min: -20, max: 19 }, Category::Process, Support::Ignored, "Nice value of the job; zonekit's threads keep the process's priority.")
+        .def("0"),
+    opt("prio", Kind::Int { min: 0, max: 7 }, Category::Process, Support::Ignored, "I/O priority level of the job; not set by zonekit."),
+    opt("prioclass", Kind::Int { min: 0, max: 3 }, Category::Process, Support::Ignored, "I/O priority class of the job; not set by zonekit."),
+    opt("thinktime", Kind::Time { seconds: false }, Category::Rate, Support::Refused, "Pause between I/Os (microseconds by default).")
+        .def("0")
+        .apply(|o, v| {
+            o.thinktime = v.as_time();
+            Ok(())
+        }),
+    opt("thinktime_spin", Kind::Time { seconds: false }, Category::Rate, Support::Ignored, "Busy-wait part of `thinktime`; has effect only with `thinktime`.")
+        .def("0")
+        .parent("thinktime")
+        .apply(|o, v| {
+            o.thinktime_spin = v.as_time();
+            Ok(())
+        }),
+    opt("thinktime_blocks", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Ignored, "I/Os between think times; has effect only with `thinktime`.")
+        .def("1")
+        .parent("thinktime")
+        .apply(|o, v| {
+            o.thinktime_blocks = v.as_u32();
+            Ok(())
+        }),
+    opt("thinktime_blocks_type", Kind::Choice { choices: &[Choice { name: "complete", canon: "complete", help: "" }, Choice { name: "issue", canon: "issue", help: "" }], postfix: false }, Category::Rate, Support::Ignored, "Whether `thinktime_blocks` counts issued or completed I/Os; has effect only with `thinktime`.")
+        .def("complete")
+        .parent("thinktime"),
+    opt("thinktime_iotime", Kind::Time { seconds: true }, Category::Rate, Support::Ignored, "Think after this much I/O time; has effect only with `thinktime`.")
+        .def("0")
+        .parent("thinktime"),
+    opt("rate", Kind::SizeDirs { min: 0 }, Category::Rate, Support::Refused, "Bandwidth cap per direction (bytes per second).")
+        .apply(|o, v| {
+            set_dirs(&mut o.rate, v);
+            Ok(())
+        }),
+    opt("rate_min", Kind::SizeDirs { min: 0 }, Category::Rate, Support::Refused, "Least bandwidth per direction; the job fails below it.")
+        .alias(&["ratemin"])
+        .parent("rate")
+        .apply(|o, v| {
+            set_dirs(&mut o.rate_min, v);
+            Ok(())
+        }),
+    opt("rate_iops", Kind::IntDirs { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Refused, "IOPS cap per direction.")
+        .apply(|o, v| {
+            if let Value::IntDirs(d) = v { for (i, x) in d.iter().enumerate() { if let Some(x) = x { o.rate_iops[i] = *x as u32; } } }
+            Ok(())
+        }),
+    opt("rate_iops_min", Kind::IntDirs { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Refused, "Least IOPS per direction; the job fails below it.")
+        .parent("rate_iops")
+        .apply(|o, v| {
+            if let Value::IntDirs(d) = v { for (i, x) in d.iter().enumerate() { if let Some(x) = x { o.rate_iops_min[i] = *x as u32; } } }
+            Ok(())
+        }),
+    opt("rate_process", Kind::Choice { choices: &[Choice { name: "linear", canon: "linear", help: "" }, Choice { name: "poisson", canon: "poisson", help: "" }], postfix: false }, Category::Rate, Support::Ignored, "How rated I/O is spaced (`linear`, `poisson`); has effect only with a rate.")
+        .def("linear")
+        .parent("rate"),
+    opt("rate_cycle", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Ignored, "Averaging window of `rate_min` (ms); has effect only with a rate.")
+        .alias(&["ratecycle"])
+        .def("1000")
+        .parent("rate"),
+    opt("rate_ignore_thinktime", Kind::Bool, Category::Rate, Support::Ignored, "Rate without counting think time; has effect only with a rate.")
+        .parent("rate"),
+    opt("max_latency", Kind::TimeDirs { seconds: false }, Category::Rate, Support::Refused, "Fail the job when an I/O takes longer than this (microseconds by default)."),
+    opt("latency_target", Kind::Time { seconds: false }, Category::Rate, Support::Refused, "Find the largest queue depth that keeps latency under this target."),
+    opt("latency_window", Kind::Time { seconds: false }, Category::Rate, Support::Ignored, "Window of `latency_target`; has effect only with it."),
+    opt("latency_percentile", Kind::FloatList { max_len: 1, min: 0.0, max: 100.0 }, Category::Rate, Support::Ignored, "Share of I/Os that must meet `latency_target`; has effect only with it.")
+        .def("100"),
+    opt("latency_run", Kind::Bool, Category::Rate, Support::Ignored, "Keep adjusting the depth for `latency_target`; has effect only with it.")
+        .def("0"),
+    opt("invalidate", Kind::Bool, Category::Files, Support::Implemented, "Drop the files' page cache before the job.")
+        .def("1")
+        .apply(|o, v| {
+            o.invalidate = v.as_bool();
+            Ok(())
+        }),
+    opt("sync", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "no synchronous flag" }, Choice { name: "0", canon: "none", help: "same as none" }, Choice { name: "sync", canon: "sync", help: "O_SYNC" }, Choice { name: "1", canon: "sync", help: "same as sync" }, Choice { name: "dsync", canon: "dsync", help: "O_DSYNC" }], postfix: false }, Category::Engine, Support::Refused, "Open files with O_SYNC (`sync`, `1`) or O_DSYNC (`dsync`).")
+        .def("none")
+        .apply(|o, v| {
+            o.sync = v.as_text().to_string();
+            Ok(())
+        }),
+    opt("write_hint", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "" }, Choice { name: "short", canon: "short", help: "" }, Choice { name: "medium", canon: "medium", help: "" }, Choice { name: "long", canon: "long", help: "" }, Choice { name: "extreme", canon: "extreme", help: "" }], postfix: false }, Category::Files, Support::Ignored, "Write-life hint for the kernel; not set by zonekit."),
+    opt("create_serialize", Kind::Bool, Category::Files, Support::Ignored, "Lay out files one job at a time (must stay on with `zonemode=zbd`).")
+        .def("1")
+        .apply(|o, v| {
+            o.create_serialize = v.as_bool();
+            Ok(())
+        }),
+    opt("create_fsync", Kind::Bool, Category::Files, Support::Ignored, "fsync files after laying them out.")
+        .def("1")
+        .apply(|o, v| {
+            o.create_fsync = v.as_bool();
+            Ok(())
+        }),
+    opt("create_on_open", Kind::Bool, Category::Files, Support::Refused, "Create files only when they are opened for I/O.")
+        .def("0")
+        .apply(|o, v| {
+            o.create_on_open = v.as_bool();
+            Ok(())
+        }),
+    opt("create_only", Kind::Bool, Category::Files, Support::Refused, "Lay out the files, then stop.")
+        .def("0")
+        .apply(|o, v| {
+            o.create_only = v.as_bool();
+            Ok(())
+        }),
+    opt("allow_file_create", Kind::Bool, Category::Files, Support::Refused, "May create missing files; `0` is refused.")
+        .def("1")
+        .apply(|o, v| {
+            o.allow_file_create = v.as_bool();
+            Ok(())
+        }),
+    opt("allow_mounted_write", Kind::Bool, Category::Files, Support::Ignored, "Allow writes to a mounted block device.")
+        .def("0"),
+    opt("pre_read", Kind::Bool, Category::Files, Support::Refused, "Read the files into the page cache before the job.")
+        .def("0")
+        .apply(|o, v| {
+            o.pre_read = v.as_bool();
+            Ok(())
+        }),
+    opt("cpumask", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Process, Support::Ignored, "CPU affinity mask of the job; zonekit does not pin threads."),
+    opt("cpus_allowed", Kind::Special("CPU list, e.g. 0-3,6"), Category::Process, Support::Ignored, "CPUs the job may run on; zonekit does not pin threads."),
+    opt("cpus_allowed_policy", Kind::Choice { choices: &[Choice { name: "shared", canon: "shared", help: "" }, Choice { name: "split", canon: "split", help: "" }], postfix: false }, Category::Process, Support::Ignored, "How `cpus_allowed` is shared between clones.")
+        .parent("cpus_allowed")
+        .prio(1),
+    opt("numa_cpu_nodes", Kind::Special("NUMA node list, e.g. 0-1"), Category::Process, Support::Ignored, "NUMA nodes to run on; not set by zonekit."),
+    opt("numa_mem_policy", Kind::Special("default, prefer:N, bind:N-M, interleave:N-M or local"), Category::Process, Support::Ignored, "NUMA memory policy; not set by zonekit."),
+    opt("gpu_dev_id", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Refused, "GPU for `mem=cudamalloc` (CUDA builds of fio only).")
+        .def("0"),
+    opt("end_fsync", Kind::Bool, Category::Sync, Support::Implemented, "fsync each file when the job ends.")
+        .def("0")
+        .apply(|o, v| {
+            o.end_fsync = v.as_bool();
+            Ok(())
+        }),
+    opt("fsync_on_close", Kind::Bool, Category::Sync, Support::Refused, "fsync each file when it is closed.")
+        .def("0")
+        .apply(|o, v| {
+            o.fsync_on_close = v.as_bool();
+            Ok(())
+        }),
+    opt("unlink", Kind::Bool, Category::Files, Support::Implemented, "Delete the job's files when it ends.")
+        .def("0")
+        .apply(|o, v| {
+            o.unlink = v.as_bool();
+            Ok(())
+        }),
+    opt("unlink_each_loop", Kind::Bool, Category::Files, Support::Refused, "Delete the job's files after each loop.")
+        .def("0")
+        .apply(|o, v| {
+            o.unlink_each_loop = v.as_bool();
+            Ok(())
+        }),
+    opt("exitall", Kind::Flag, Category::Jobs, Support::Refused, "When this job ends, end the others.")
+        .apply(|o, v| {
+            o.exitall = v.as_bool();
+            Ok(())
+        }),
+    opt("exit_what", Kind::Choice { choices: &[Choice { name: "group", canon: "group", help: "" }, Choice { name: "stonewall", canon: "stonewall", help: "" }, Choice { name: "all", canon: "all", help: "" }], postfix: false }, Category::Jobs, Support::Ignored, "What `exitall` ends (`group`, `stonewall`, `all`); has effect only with `exitall`.")
+        .def("group")
+        .apply(|o, v| {
+            o.exit_what = v.as_text().to_string();
+            Ok(())
+        }),
+    opt("exitall_on_error", Kind::Flag, Category::Jobs, Support::Refused, "End all jobs when this one fails.")
+        .apply(|o, v| {
+            o.exitall_on_error = v.as_bool();
+            Ok(())
+        }),
+    opt("stonewall", Kind::Flag, Category::Jobs, Support::Implemented, "Wait for the jobs before this one and start a new reporting group.")
+        .alias(&["wait_for_previous"])
+        .apply(|o, v| {
+            o.stonewall = v.as_bool();
+            Ok(())
+        }),
+    opt("new_group", Kind::Flag, Category::Jobs, Support::Implemented, "Start a new reporting group without waiting.")
+        .apply(|o, v| {
+            o.new_group = v.as_bool();
+            Ok(())
+        }),
+    opt("thread", Kind::Flag, Category::Jobs, Support::Implemented, "Run jobs as threads (zonekit always does).")
+        .def("1")
+        .apply(|o, v| {
+            o.thread = v.as_bool();
+            Ok(())
+        }),
+    opt("per_job_logs", Kind::Bool, Category::Logs, Support::Implemented, "Put the job number in log file names.")
+        .def("1")
+        .apply(|o, v| {
+            o.per_job_logs = v.as_bool();
+            Ok(())
+        }),
+    opt("write_bw_log", Kind::OptText, Category::Logs, Support::Implemented, "Write a bandwidth log (`<prefix>_bw.<n>.log`; the prefix defaults to the job name).")
+        .apply(|o, v| {
+            o.write_bw_log = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("write_lat_log", Kind::OptText, Category::Logs, Support::Implemented, "Write latency logs (`_lat`, `_clat`, `_slat`).")
+        .apply(|o, v| {
+            o.write_lat_log = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("write_iops_log", Kind::OptText, Category::Logs, Support::Implemented, "Write an IOPS log.")
+        .apply(|o, v| {
+            o.write_iops_log = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("log_entries", Kind::Int { min: 1024, max: 1048576 }, Category::Logs, Support::Ignored, "Initial size of in-memory logs; zonekit grows them as needed.")
+        .def("1024"),
+    opt("log_avg_msec", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Logs, Support::Implemented, "Average log entries over this many ms (0: one entry per I/O).")
+        .def("0")
+        .apply(|o, v| {
+            o.log_avg_msec = v.as_u32();
+            Ok(())
+        }),
+    opt("log_hist_msec", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Logs, Support::Ignored, "Interval of histogram logs; has effect only with `write_hist_log`.")
+        .def("0")
+        .apply(|o, v| {
+            o.log_hist_msec = v.as_u32();
+            Ok(())
+        }),
+    opt("log_hist_coarseness", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Logs, Support::Ignored, "Bin merging of histogram logs; has effect only with `write_hist_log`.")
+        .def("0"),
+    opt("write_hist_log", Kind::OptText, Category::Logs, Support::Refused, "Write completion latency histogram logs.")
+        .apply(|o, v| {
+            o.write_hist_log = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("log_max_value", Kind::Bool, Category::Logs, Support::Refused, "Log the window's largest value instead of its mean.")
+        .def("0")
+        .apply(|o, v| {
+            o.log_max_value = v.as_bool();
+            Ok(())
+        }),
+    opt("log_offset", Kind::Bool, Category::Logs, Support::Refused, "Add the I/O offset to each log entry.")
+        .def("0")
+        .apply(|o, v| {
+            o.log_offset = v.as_bool();
+            Ok(())
+        }),
+    opt("log_prio", Kind::Bool, Category::Logs, Support::Refused, "Add the I/O priority to each log entry.")
+        .def("0")
+        .apply(|o, v| {
+            o.log_prio = v.as_bool();
+            Ok(())
+        }),
+    opt("log_compression", Kind::Int { min: 0, max: 536870912 }, Category::Logs, Support::Refused, "Compress logs in chunks of this size."),
+    opt("log_compression_cpus", Kind::Text, Category::Logs, Support::Ignored, "CPUs of log compression; has effect only with `log_compression`.")
+        .parent("log_compression"),
+    opt("log_store_compressed", Kind::Bool, Category::Logs, Support::Refused, "Store compressed logs as they are."),
+    opt("log_unix_epoch", Kind::Bool, Category::Logs, Support::Refused, "Log time stamps since the Unix epoch.")
+        .apply(|o, v| {
+            o.log_unix_epoch = v.as_bool();
+            Ok(())
+        }),
+    opt("log_alternate_epoch", Kind::Bool, Category::Logs, Support::Refused, "Log time stamps from another clock's epoch."),
+    opt("log_alternate_epoch_clock_id", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Logs, Support::Ignored, "Clock of `log_alternate_epoch`; has effect only with it."),
+    opt("block_error_percentiles", Kind::Bool, Category::Stats, Support::Refused, "Histogram of trim block errors.")
+        .def("0"),
+    opt("bwavgtime", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Stats, Support::Implemented, "Bandwidth sample window in ms.")
+        .def("500")
+        .parent("write_bw_log")
+        .apply(|o, v| {
+            o.bwavgtime = v.as_u32();
+            Ok(())
+        }),
+    opt("iopsavgtime", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Stats, Support::Implemented, "IOPS sample window in ms.")
+        .def("500")
+        .parent("write_iops_log")
+        .apply(|o, v| {
+            o.iopsavgtime = v.as_u32();
+            Ok(())
+        }),
+    opt("group_reporting", Kind::Flag, Category::Jobs, Support::Implemented, "Report each group as one.")
+        .apply(|o, v| {
+            o.group_reporting = v.as_bool();
+            Ok(())
+        }),
+    opt("stats", Kind::Bool, Category::Stats, Support::Refused, "Collect statistics; `0` is refused.")
+        .def("1")
+        .apply(|o, v| {
+            o.stats = v.as_bool();
+            Ok(())
+        }),
+    opt("zero_buffers", Kind::Flag, Category::Buffers, Support::Implemented, "Fill I/O buffers with zeros.")
+        .apply(|o, v| {
+            o.zero_buffers = v.as_bool();
+            Ok(())
+        }),
+    opt("refill_buffers", Kind::Flag, Category::Buffers, Support::Implemented, "Refill the buffer with fresh data before every write.")
+        .apply(|o, v| {
+            o.refill_buffers = v.as_bool();
+            Ok(())
+        }),
+    opt("scramble_buffers", Kind::Bool, Category::Buffers, Support::Implemented, "Lightly scramble the buffer before every write (when not refilled).")
+        .def("1")
+        .apply(|o, v| {
+            o.scramble_buffers = v.as_bool();
+            Ok(())
+        }),
+    opt("buffer_pattern", Kind::Text, Category::Buffers, Support::Refused, "Fill buffers with this pattern.")
+        .apply(|o, v| {
+            o.buffer_pattern = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("buffer_compress_percentage", Kind::Int { min: 0, max: 100 }, Category::Buffers, Support::Refused, "Make written data compressible by about this much.")
+        .apply(|o, v| {
+            o.buffer_compress_percentage = v.as_u32();
+            Ok(())
+        }),
+    opt("buffer_compress_chunk", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Ignored, "Granularity of compressible data; has effect only with `buffer_compress_percentage`.")
+        .def("512")
+        .parent("buffer_compress_percentage")
+        .apply(|o, v| {
+            o.buffer_compress_chunk = v.as_u32();
+            Ok(())
+        }),
+    opt("dedupe_percentage", Kind::Int { min: 0, max: 100 }, Category::Buffers, Support::Refused, "Make this share of written blocks duplicates.")
+        .apply(|o, v| {
+            o.dedupe_percentage = v.as_u32();
+            Ok(())
+        }),
+    opt("dedupe_global", Kind::Bool, Category::Buffers, Support::Ignored, "Share duplicate blocks between jobs; has effect only with `dedupe_percentage`.")
+        .def("0"),
+    opt("dedupe_mode", Kind::Choice { choices: &[Choice { name: "repeat", canon: "repeat", help: "" }, Choice { name: "working_set", canon: "working_set", help: "" }], postfix: false }, Category::Buffers, Support::Ignored, "How duplicates are made; has effect only with `dedupe_percentage`.")
+        .def("repeat")
+        .parent("dedupe_percentage"),
+    opt("dedupe_working_set_percentage", Kind::Int { min: 0, max: 100 }, Category::Buffers, Support::Ignored, "Size of the duplicate working set; has effect only with `dedupe_percentage`.")
+        .def("5")
+        .parent("dedupe_percentage"),
+    opt("clat_percentiles", Kind::Bool, Category::Stats, Support::Implemented, "Report completion latency percentiles.")
+        .def("1")
+        .apply(|o, v| {
+            o.clat_percentiles = v.as_bool();
+            Ok(())
+        }),
+    opt("lat_percentiles", Kind::Bool, Category::Stats, Support::Implemented, "Report total latency percentiles.")
+        .def("0")
+        .apply(|o, v| {
+            o.lat_percentiles = v.as_bool();
+            Ok(())
+        }),
+    opt("slat_percentiles", Kind::Bool, Category::Stats, Support::Implemented, "Report submission latency percentiles.")
+        .def("0")
+        .apply(|o, v| {
+            o.slat_percentiles = v.as_bool();
+            Ok(())
+        }),
+    opt("percentile_list", Kind::FloatList { max_len: 20, min: 0.0, max: 100.0 }, Category::Stats, Support::Implemented, "Percentiles to report, `:`-separated (at most 20, each 0–100).")
+        .def("1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99")
+        .apply(|o, v| {
+            if let Value::Floats(f, p) = v { o.percentile_list = f.clone(); o.percentile_precision = *p; }
+            Ok(())
+        }),
+    opt("significant_figures", Kind::Int { min: 1, max: 10 }, Category::Stats, Support::Implemented, "Significant figures of normal output.")
+        .def("4")
+        .apply(|o, v| {
+            o.significant_figures = v.as_u32();
+            Ok(())
+        }),
+    opt("disk_util", Kind::Bool, Category::Stats, Support::Implemented, "Report disk utilisation statistics.")
+        .def("1")
+        .apply(|o, v| {
+            o.disk_util = v.as_bool();
+            Ok(())
+        }),
+    opt("gtod_reduce", Kind::Bool, Category::Stats, Support::Ignored, "fio's switch to read the clock less; zonekit's clock reads are cheap, so statistics stay on.")
+        .def("0")
+        .apply(|o, v| {
+            o.gtod_reduce = v.as_bool();
+            Ok(())
+        }),
+    opt("disable_lat", Kind::Bool, Category::Stats, Support::Ignored, "Skip total latency; zonekit still measures it.")
+        .def("0")
+        .parent("gtod_reduce")
+        .apply(|o, v| {
+            o.disable_lat = v.as_bool();
+            Ok(())
+        }),
+    opt("disable_clat", Kind::Bool, Category::Stats, Support::Ignored, "Skip completion latency; zonekit still measures it.")
+        .def("0")
+        .parent("gtod_reduce")
+        .apply(|o, v| {
+            o.disable_clat = v.as_bool();
+            Ok(())
+        }),
+    opt("disable_slat", Kind::Bool, Category::Stats, Support::Ignored, "Skip submission latency; zonekit still measures it.")
+        .def("0")
+        .parent("gtod_reduce")
+        .apply(|o, v| {
+            o.disable_slat = v.as_bool();
+            Ok(())
+        }),
+    opt("disable_bw_measurement", Kind::Bool, Category::Stats, Support::Ignored, "Skip bandwidth samples; zonekit still takes them.")
+        .alias(&["disable_bw"])
+        .def("0")
+        .parent("gtod_reduce")
+        .apply(|o, v| {
+            o.disable_bw_measurement = v.as_bool();
+            Ok(())
+        }),
+    opt("gtod_cpu", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Stats, Support::Ignored, "Dedicated clock thread on this CPU; not needed here."),
+    opt("unified_rw_reporting", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "report directions separately" }, Choice { name: "mixed", canon: "mixed", help: "report them together" }, Choice { name: "both", canon: "both", help: "report both ways" }, Choice { name: "0", canon: "none", help: "same as none" }, Choice { name: "1", canon: "mixed", help: "same as mixed" }, Choice { name: "2", canon: "both", help: "same as both" }], postfix: false }, Category::Stats, Support::Refused, "Report reads and writes together (`mixed`, `both`).")
+        .def("none")
+        .apply(|o, v| {
+            o.unified_rw_reporting = v.as_text().to_string();
+            Ok(())
+        }),
+    opt("continue_on_error", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "stop at the first error" }, Choice { name: "read", canon: "read", help: "continue past read errors" }, Choice { name: "write", canon: "write", help: "continue past write errors" }, Choice { name: "io", canon: "io", help: "continue past read and write errors" }, Choice { name: "verify", canon: "verify", help: "continue past verify errors" }, Choice { name: "all", canon: "all", help: "continue past every error" }, Choice { name: "0", canon: "none", help: "same as none" }, Choice { name: "1", canon: "all", help: "same as all" }], postfix: false }, Category::Engine, Support::Implemented, "Carry on past I/O errors of these kinds: `none`, `read`, `write`, `io`, `verify`, `all`.")
+        .def("none")
+        .apply(|o, v| {
+            o.continue_on_error = super::special::continue_on_error(v.as_text());
+            Ok(())
+        }),
+    opt("ignore_error", Kind::Special("read,write,verify lists of error names or numbers separated by :"), Category::Engine, Support::Refused, "Errors to ignore, per kind (`read,write,verify` lists of names or numbers).")
+        .parent("rw"),
+    opt("error_dump", Kind::Bool, Category::Engine, Support::Ignored, "Print each I/O error; zonekit reports errors as fio's summary does.")
+        .def("0"),
+    opt("profile", Kind::Text, Category::Misc, Support::Refused, "Run a built-in fio profile."),
+    opt("cgroup", Kind::Text, Category::Process, Support::Refused, "Run the job in this cgroup."),
+    opt("cgroup_nodelete", Kind::Bool, Category::Process, Support::Ignored, "Keep the cgroup afterwards; has effect only with `cgroup`.")
+        .def("0")
+        .parent("cgroup"),
+    opt("cgroup_weight", Kind::Int { min: 100, max: 1000 }, Category::Process, Support::Ignored, "cgroup I/O weight; has effect only with `cgroup`.")
+        .parent("cgroup"),
+    opt("uid", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Process, Support::Refused, "Run the job as this user."),
+    opt("gid", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Process, Support::Refused, "Run the job as this group."),
+    opt("kb_base", Kind::Choice { choices: &[Choice { name: "1024", canon: "1024", help: "binary prefixes by default; input k/m/g are powers of 1024 and ki/kib… are inverted" }, Choice { name: "1000", canon: "1000", help: "decimal prefixes; k is 1000, kib is 1024" }], postfix: false }, Category::Misc, Support::Implemented, "Meaning of size prefixes: 1024 (`k` is 1024, `kib` 1000, fio's inversion) or 1000 (`k` is 1000, `kib` 1024).")
+        .def("1024")
+        .prio(1)
+        .apply(|o, v| {
+            o.kb_base = if v.as_text() == "1000" { 1000 } else { 1024 };
+            Ok(())
+        }),
+    opt("unit_base", Kind::Choice { choices: &[Choice { name: "0", canon: "0", help: "pick bytes or bits from the engine" }, Choice { name: "8", canon: "8", help: "bytes" }, Choice { name: "1", canon: "1", help: "bits" }], postfix: false }, Category::Stats, Support::Implemented, "Report bandwidth in bytes (8), bits (1) or pick (0).")
+        .prio(1)
+        .apply(|o, v| {
+            o.unit_base = v.as_text().parse().unwrap_or(0);
+            Ok(())
+        }),
+    opt("hugepage-size", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Ignored, "Huge page size for `mem=shmhuge`/`mmaphuge`.")
+        .def("4194304"),
+    opt("flow_id", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Ignored, "Flow group of `flow`; has effect only with `flow`.")
+        .def("0"),
+    opt("flow", Kind::Int { min: 0, max: 1000 }, Category::Rate, Support::Refused, "Weight of the job in flow control between jobs.")
+        .def("0")
+        .parent("flow_id"),
+    opt("flow_watermark", Kind::Deprecated, Category::Rate, Support::Ignored, "Deprecated in fio; no effect."),
+    opt("flow_sleep", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Ignored, "Sleep after being held back by flow control; has effect only with `flow`.")
+        .def("0")
+        .parent("flow_id"),
+    opt("steadystate", Kind::Choice { choices: &[Choice { name: "iops", canon: "iops", help: "" }, Choice { name: "iops_slope", canon: "iops_slope", help: "" }, Choice { name: "bw", canon: "bw", help: "" }, Choice { name: "bw_slope", canon: "bw_slope", help: "" }], postfix: true }, Category::Time, Support::Ignored, "Steady-state criterion; has effect only with `steadystate_duration`.")
+        .alias(&["ss"])
+        .def("iops_slope:0.01%"),
+    opt("steadystate_duration", Kind::Time { seconds: true }, Category::Time, Support::Refused, "Stop once the job has been steady this long.")
+        .alias(&["ss_dur"])
+        .def("0")
+        .parent("steadystate"),
+    opt("steadystate_ramp_time", Kind::Time { seconds: true }, Category::Time, Support::Ignored, "Delay before steady-state data is collected; has effect only with `steadystate_duration`.")
+        .alias(&["ss_ramp"])
+        .def("0")
+        .parent("steadystate"),
+    // fio registers the options of its built-in profiles (tiobench, act) with the job options,
+    // so job files may carry them; outside `--profile` they have no effect, in fio as here.
+    opt("block", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Ignored, "tiobench profile: block size; no effect in a job (fio ignores it too).")
+        .def("4096"),
+    opt("numruns", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Ignored, "tiobench profile: number of runs; no effect in a job (fio ignores it too)."),
+    opt("dir", Kind::Text, Category::Misc, Support::Ignored, "tiobench profile: test directory; no effect in a job (fio ignores it too)."),
+    opt("threads", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Ignored, "tiobench profile: number of threads; no effect in a job (fio ignores it too; the job option is `thread`)."),
+    opt("device-names", Kind::Text, Category::Misc, Support::Ignored, "act profile: devices; no effect in a job (fio ignores it too)."),
+    opt("load", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Ignored, "act profile: load multiplier; no effect in a job (fio ignores it too).")
+        .def("1"),
+    opt("test-duration", Kind::Time { seconds: true }, Category::Misc, Support::Ignored, "act profile: test duration; no effect in a job (fio ignores it too).")
+        .def("24h"),
+    opt("threads-per-queue", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Ignored, "act profile: threads per queue; no effect in a job (fio ignores it too).")
+        .def("8"),
+    opt("read-req-num-512-blocks", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Ignored, "act profile: read size in 512-byte blocks; no effect in a job (fio ignores it too).")
+        .def("3"),
+    opt("large-block-op-kbytes", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Ignored, "act profile: large block size in KiB; no effect in a job (fio ignores it too).")
+        .def("131072"),
+    opt("prep", Kind::Flag, Category::Misc, Support::Ignored, "act profile: prepare the devices; no effect in a job (fio ignores it too)."),
+];
