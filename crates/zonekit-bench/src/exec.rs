@@ -11,7 +11,8 @@ use crate::stats::{Ddir as StatDdir, ThreadStats};
 use crate::workload::{Dir, NextIo, Workload};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use zonekit_blk::clock::RealClock;
 use zonekit_blk::{Completion, Ddir, Engine, Io, Queued};
 
 /// How a job fills its write buffers (`zero_buffers`, `refill_buffers`, `scramble_buffers`).
@@ -118,7 +119,7 @@ pub struct JobLoop<'a> {
     cfg: LoopConfig,
     terminate: Arc<AtomicBool>,
     progress: Arc<Progress>,
-    begun: Instant,
+    clock: RealClock,
     /// Offset of the statistics epoch from `begun` (moves at the end of the ramp).
     epoch_ns: u64,
     ramping: bool,
@@ -166,7 +167,7 @@ impl<'a> JobLoop<'a> {
             stats,
             terminate,
             progress,
-            begun: Instant::now(),
+            clock: RealClock::new(),
             epoch_ns: 0,
             ramping,
             rng,
@@ -189,7 +190,7 @@ impl<'a> JobLoop<'a> {
 
     #[inline]
     fn now(&self) -> u64 {
-        self.begun.elapsed().as_nanos() as u64
+        self.clock.now_ns()
     }
 
     /// Run until the workload is done, the deadline passes, an error stops the job, or the run
