@@ -121,55 +121,58 @@ impl Invocation {
     }
 }
 
-/// How a run-level option takes its argument.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Arg {
+/// How a command-line option takes its argument (getopt's `has_arg`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arg {
+    /// No argument.
     None,
+    /// `--opt=value` or `--opt value`.
     Required,
+    /// Only `--opt=value`.
     Optional,
 }
 
-/// fio 3.33's run-level options.
-const RUN_OPTIONS: &[(&str, Arg)] = &[
-    ("output", Arg::Required),
-    ("latency-log", Arg::Required),
-    ("bandwidth-log", Arg::None),
-    ("minimal", Arg::None),
-    ("output-format", Arg::Required),
-    ("append-terse", Arg::Optional),
-    ("version", Arg::None),
-    ("help", Arg::None),
-    ("cmdhelp", Arg::Optional),
-    ("enghelp", Arg::Optional),
-    ("showcmd", Arg::None),
-    ("readonly", Arg::None),
-    ("eta", Arg::Required),
-    ("eta-interval", Arg::Required),
-    ("eta-newline", Arg::Required),
-    ("debug", Arg::Required),
-    ("parse-only", Arg::None),
-    ("section", Arg::Required),
-    ("inflate-log", Arg::Required),
-    ("alloc-size", Arg::Required),
-    ("profile", Arg::Required),
-    ("warnings-fatal", Arg::None),
-    ("max-jobs", Arg::Required),
-    ("terse-version", Arg::Required),
-    ("server", Arg::Optional),
-    ("daemonize", Arg::Required),
-    ("client", Arg::Required),
-    ("remote-config", Arg::Required),
-    ("cpuclock-test", Arg::None),
-    ("crctest", Arg::Optional),
-    ("memcpytest", Arg::Optional),
-    ("idle-prof", Arg::Required),
-    ("status-interval", Arg::Required),
-    ("trigger-file", Arg::Required),
-    ("trigger-timeout", Arg::Required),
-    ("trigger", Arg::Required),
-    ("trigger-remote", Arg::Required),
-    ("aux-path", Arg::Required),
-    ("merge-blktrace-only", Arg::None),
+/// fio 3.33's run-level options: name, argument, what zonekit does with it.
+pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
+    ("output", Arg::Required, "write the report to this file"),
+    ("latency-log", Arg::Required, "rejected, as fio rejects it (deprecated; use write_lat_log)"),
+    ("bandwidth-log", Arg::None, "a bandwidth log for every job"),
+    ("minimal", Arg::None, "terse output"),
+    ("output-format", Arg::Required, "comma list of normal, json, json+, terse (minimal, csv)"),
+    ("append-terse", Arg::Optional, "add terse output"),
+    ("version", Arg::None, "print zonekit-<version>"),
+    ("help", Arg::None, "print the usage"),
+    ("cmdhelp", Arg::Optional, "help on an option, or all options"),
+    ("enghelp", Arg::Optional, "list engines, or an engine's options"),
+    ("showcmd", Arg::None, "print the job files as command lines"),
+    ("readonly", Arg::None, "refuse jobs that write or trim"),
+    ("eta", Arg::Required, "always, never or auto"),
+    ("eta-interval", Arg::Required, "ETA update interval (at least 250ms)"),
+    ("eta-newline", Arg::Required, "start a new ETA line this often"),
+    ("debug", Arg::Required, "accepted and ignored (fio's debug tracing), with a note"),
+    ("parse-only", Arg::None, "parse and check, run nothing"),
+    ("section", Arg::Required, "run only this job section (repeatable)"),
+    ("inflate-log", Arg::Required, "refused (fio's compressed-log tool)"),
+    ("alloc-size", Arg::Required, "accepted and ignored (fio's shared-memory pool size)"),
+    ("profile", Arg::Required, "refused (fio's built-in profiles)"),
+    ("warnings-fatal", Arg::None, "accepted"),
+    ("max-jobs", Arg::Required, "accepted and ignored (fio ignores it too)"),
+    ("terse-version", Arg::Required, "terse format version 2–5"),
+    ("server", Arg::Optional, "refused (client/server mode)"),
+    ("daemonize", Arg::Required, "refused (client/server mode)"),
+    ("client", Arg::Required, "refused (client/server mode)"),
+    ("remote-config", Arg::Required, "refused (client/server mode)"),
+    ("cpuclock-test", Arg::None, "refused (fio's self-test)"),
+    ("crctest", Arg::Optional, "refused (fio's self-test)"),
+    ("memcpytest", Arg::Optional, "refused (fio's self-test)"),
+    ("idle-prof", Arg::Required, "refused (CPU idleness profiling)"),
+    ("status-interval", Arg::Required, "print the full report this often (at least 1s)"),
+    ("trigger-file", Arg::Required, "refused (triggers)"),
+    ("trigger-timeout", Arg::Required, "refused (triggers)"),
+    ("trigger", Arg::Required, "refused (triggers)"),
+    ("trigger-remote", Arg::Required, "refused (triggers)"),
+    ("aux-path", Arg::Required, "accepted (where fio puts auxiliary files)"),
+    ("merge-blktrace-only", Arg::None, "refused (blktrace merging)"),
 ];
 
 /// A long option the command line can name.
@@ -200,7 +203,7 @@ impl Long {
 /// engine options (which fio makes known once an engine is chosen; zonekit checks them against
 /// the job's engine when the job is complete).
 fn long_names() -> Vec<(&'static str, Long)> {
-    let mut v: Vec<(&'static str, Long)> = RUN_OPTIONS.iter().map(|(n, a)| (*n, Long::Run(n, *a))).collect();
+    let mut v: Vec<(&'static str, Long)> = RUN_OPTIONS.iter().map(|(n, a, _)| (*n, Long::Run(n, *a))).collect();
     for d in table::OPTIONS {
         v.push((d.name, Long::Job(d)));
         for a in d.aliases {
@@ -366,6 +369,22 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
 
     let mut resolver = Resolver::new(inv.readonly, inv.sections.clone());
     for s in &cmd_sections {
+        // fio loads an engine as soon as the command line names it, so an engine it does not
+        // know fails there (in a job file it fails only when the job runs).
+        for e in &s.entries {
+            if e.key == "ioengine"
+                && let Some(v) = &e.value
+                && engines::find(v.trim()).is_none()
+                && !v.trim().starts_with("external:")
+            {
+                return Err(BenchError::BadValue {
+                    at: e.at.clone(),
+                    option: "ioengine".into(),
+                    value: one_line(v),
+                    why: "not an I/O engine zonekit or fio 3.33 knows (see --enghelp)".into(),
+                });
+            }
+        }
         match &s.job {
             None => resolver.add_global(&s.entries, false)?,
             Some(name) => {
@@ -642,7 +661,11 @@ pub fn cmdhelp(name: Option<&str>) -> Result<String, BenchError> {
                     return Ok(option_detail(d, Some(e.name)));
                 }
             }
-            let best = table::OPTIONS.iter().map(|o| (distance(n, o.name), o.name)).min_by_key(|x| x.0);
+            let best = table::OPTIONS
+                .iter()
+                .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
+                .map(|name| (distance(n, name), name))
+                .min_by_key(|x| x.0);
             let hint = match best {
                 Some((d, b)) if d < 3 => format!(" (did you mean {b}?)"),
                 _ => String::new(),

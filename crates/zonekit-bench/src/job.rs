@@ -311,7 +311,9 @@ fn apply_entries(scope: &mut Scope, entries: &[Entry], sort: bool, job_at: Optio
 /// "unknown option", with fio's "did you mean" (Levenshtein distance at most half the length).
 fn unknown_why(key: &str, engine_opts: &[OptionDef]) -> String {
     let mut best: Option<(usize, &str)> = None;
-    for name in table::OPTIONS.iter().chain(engine_opts).map(|o| o.name) {
+    for name in
+        table::OPTIONS.iter().chain(engine_opts).flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
+    {
         let d = distance(key, name);
         if best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, name));

@@ -383,7 +383,8 @@ pub struct JobOptions {
     /// `iodepth_batch_complete_max`: most completions to reap at once (fio's default 0; resolved:
     /// raised to `iodepth_batch_complete_min` when below it).
     pub iodepth_batch_complete_max: u32,
-    /// `iodepth_low`: refill the queue when it drains to this (resolved: ≤ iodepth).
+    /// `iodepth_low`: refill the queue when it drains to this (fio's default 0; resolved: 0 or
+    /// above `iodepth` becomes `iodepth`).
     pub iodepth_low: u32,
     /// `io_submit_mode`: `inline` or `offload`.
     pub io_submit_mode: String,
@@ -661,7 +662,7 @@ impl Default for JobOptions {
             iodepth_batch_submit: 1,
             iodepth_batch_complete_min: 1,
             iodepth_batch_complete_max: 0,
-            iodepth_low: 1,
+            iodepth_low: 0,
             io_submit_mode: "inline".to_string(),
             direct: false,
             buffered: true,
