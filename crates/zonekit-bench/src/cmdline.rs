@@ -241,19 +241,15 @@ fn lookup_long(name: &str, all: &[(&'static str, Long)]) -> Result<(&'static str
         }
         [one] => Ok((one.0, one.1)),
         many => {
-            // getopt_long_only takes the first match when all candidates are alike (fio's job
-            // options are); otherwise the abbreviation is ambiguous.
-            let all_jobs_alike = many.iter().all(|(_, l)| matches!(l, Long::Job(_)) && l.arg() == many[0].1.arg());
-            if all_jobs_alike {
-                Ok((many[0].0, many[0].1))
-            } else {
-                let names: Vec<String> = many.iter().take(6).map(|(n, _)| format!("--{n}")).collect();
-                Err(BenchError::Usage(format!(
-                    "option '--{}' is ambiguous; possibilities: {}",
-                    one_line(name),
-                    names.join(" ")
-                )))
-            }
+            // getopt_long_only (glibc) calls any abbreviation with several matches ambiguous,
+            // even between fio's alike job options.
+            let names: Vec<String> = many.iter().take(8).map(|(n, _)| format!("--{n}")).collect();
+            Err(BenchError::Usage(format!(
+                "option '--{}' is ambiguous; possibilities: {}{}",
+                one_line(name),
+                names.join(" "),
+                if many.len() > 8 { " …" } else { "" }
+            )))
         }
     }
 }

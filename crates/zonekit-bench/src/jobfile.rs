@@ -379,38 +379,46 @@ pub fn strip_line(line: &str) -> &str {
     line[..cut].trim_end_matches(|c: char| c.is_whitespace() || c.is_control())
 }
 
-/// Lexes one option line (already stripped): substitution, then `key[=value]`.
+/// Lexes one option line (already stripped): `${VAR}` and keyword substitution of the whole line
+/// (so a variable may hold `key=value`, as in fio), then `key[=value]`, then arithmetic of the value
+/// when a keyword was used.
 fn lex_option(line: &str, env: &Env, at: &Origin) -> Result<Entry, BenchError> {
-    let (key, value) = match line.split_once('=') {
-        Some((k, v)) => (k.trim_end(), Some(v.trim())),
-        None => (line, None),
+    let (full, keyword) = substitute(line, env, at)?;
+    let (key, value) = match full.split_once('=') {
+        Some((k, v)) => (k.trim().to_string(), Some(v.trim().to_string())),
+        None => (full.trim().to_string(), None),
     };
-    let key = substitute(key, env, at)?.0;
     if key.is_empty() {
         return Err(BenchError::Syntax { at: at.clone(), why: format!("'{}' has no option name", one_line(line)) });
     }
     let value = match value {
-        None => None,
-        Some(v) => Some(expand_value(&key, v, env, at)?),
+        Some(v) if keyword => Some(arith_value(&key, v, at)?),
+        other => other,
     };
     Ok(Entry { key, value, at: at.clone() })
 }
 
-/// `${VAR}` and keyword substitution of a value, then arithmetic when a keyword was used.
+/// fio hands a value to `bc` when a keyword was replaced and it contains `+ - * /`.
+fn arith_value(key: &str, v: String, at: &Origin) -> Result<String, BenchError> {
+    if !v.contains(['+', '-', '*', '/']) || v.contains('\'') {
+        return Ok(v);
+    }
+    match eval_arith(&v) {
+        Ok(n) => Ok(n.to_string()),
+        Err(why) => Err(BenchError::BadValue {
+            at: at.clone(),
+            option: one_line(key),
+            value: one_line(&v),
+            why: format!("cannot evaluate: {why} (integer arithmetic: + - * / % ^ and parentheses)"),
+        }),
+    }
+}
+
+/// `${VAR}` and keyword substitution of a value, then arithmetic when a keyword was used (the
+/// command line uses this for option values).
 pub fn expand_value(key: &str, v: &str, env: &Env, at: &Origin) -> Result<String, BenchError> {
     let (v, keyword) = substitute(v, env, at)?;
-    if keyword && v.contains(['+', '-', '*', '/']) && !v.contains('\'') {
-        return match eval_arith(&v) {
-            Ok(n) => Ok(n.to_string()),
-            Err(why) => Err(BenchError::BadValue {
-                at: at.clone(),
-                option: one_line(key),
-                value: one_line(&v),
-                why: format!("cannot evaluate: {why} (integer arithmetic: + - * / % ^ and parentheses)"),
-            }),
-        };
-    }
-    Ok(v)
+    if keyword { arith_value(key, v, at) } else { Ok(v) }
 }
 
 /// Replaces `${VAR}` and the keywords; returns the text and whether a keyword was replaced.
@@ -676,6 +684,14 @@ mod tests {
         assert_eq!(e.to_string(), "dir/s.fio:1: no new sections in included files");
         let e = parse_job_file(Path::new("dir/none.fio"), &env).unwrap_err();
         assert!(e.to_string().starts_with("dir/none.fio: "), "{e}");
+    }
+
+    #[test]
+    fn a_variable_may_hold_a_whole_option() {
+        let env = Env::hermetic([("OPT", "bs=8k"), ("K", "rw")]);
+        let f = parse_job_text(Path::new("t.fio"), b"[x]\n${OPT}\n${K}=write\r\n", &env).unwrap();
+        let e: Vec<_> = f.sections[0].entries.iter().map(|e| (e.key.as_str(), e.value.as_deref())).collect();
+        assert_eq!(e, vec![("bs", Some("8k")), ("rw", Some("write"))]);
     }
 
     #[test]

@@ -1285,7 +1285,6 @@ pub static OPTIONS: &[OptionDef] = &[
             Ok(())
         }),
     opt("thread", Kind::Flag, Category::Jobs, Support::Implemented, "Run jobs as threads (zonekit always does).")
-        .def("1")
         .apply(|o, v| {
             o.thread = v.as_bool();
             Ok(())
