@@ -1,14 +1,17 @@
 //! zonekit-bench: the fio-compatible benchmark behind `zonekit bench`.
 
+pub mod cli;
 pub mod cmdline;
 pub mod error;
+pub mod exec;
 pub mod job;
 pub mod jobfile;
 pub mod options;
 pub mod output;
+pub mod plan;
+pub mod process;
 pub mod rng;
+pub mod run;
+pub mod runner;
 pub mod stats;
 pub mod workload;
-pub mod exec;
-pub mod process;
-pub mod plan;

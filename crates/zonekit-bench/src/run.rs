@@ -19,6 +19,9 @@ use std::time::{Duration, Instant};
 /// One job as given (before `numjobs` cloning).
 #[derive(Debug, Clone)]
 pub struct BenchJob {
+    /// The name in reports (`name=` may differ from the section name, which `opts.name` holds for
+    /// file names).
+    pub name: String,
     /// Its options, resolved.
     pub opts: Arc<JobOptions>,
     /// Its reporting group.
@@ -63,9 +66,9 @@ pub struct RunResult {
     pub exit_code: i32,
 }
 
-fn header(o: &JobOptions, groupid: u32) -> JobHeader {
+fn header(name: &str, o: &JobOptions, groupid: u32) -> JobHeader {
     JobHeader {
-        name: o.name.clone(),
+        name: name.to_string(),
         groupid,
         rw: o.rw.name().to_string(),
         bs: [(o.min_bs[0], o.max_bs[0]), (o.min_bs[1], o.max_bs[1]), (o.min_bs[2], o.max_bs[2])],
@@ -83,7 +86,7 @@ pub fn header_text(jobs: &[BenchJob]) -> String {
     let mut s = String::new();
     let (mut threads, mut procs) = (0, 0);
     for j in jobs {
-        s.push_str(&header(&j.opts, j.groupid).line());
+        s.push_str(&header(&j.name, &j.opts, j.groupid).line());
         if j.opts.numjobs > 1 {
             s.push_str(numjobs_continuation());
         }
@@ -99,6 +102,7 @@ pub fn header_text(jobs: &[BenchJob]) -> String {
 }
 
 struct Clone_ {
+    name: String,
     run: JobRun,
     progress: Arc<Progress>,
     job_options: Vec<(String, String)>,
@@ -231,6 +235,7 @@ pub fn execute(
         for jobnum in 0..j.opts.numjobs.max(1) {
             thread_number += 1;
             clones.push(Clone_ {
+                name: j.name.clone(),
                 run: JobRun { opts: j.opts.clone(), jobnum, thread_number, groupid: j.groupid },
                 progress: Arc::new(Progress::default()),
                 job_options: j.job_options.clone(),
@@ -324,7 +329,7 @@ pub fn execute(
             None => (0, String::new()),
         };
         let info = JobInfo {
-            name: opts.name.clone(),
+            name: c.name.clone(),
             description: opts.description.clone().unwrap_or_default(),
             groupid: c.run.groupid,
             members: 1,
@@ -355,7 +360,7 @@ pub fn execute(
                 }
                 _ => {
                     flush(&mut merged, &mut reports);
-                    merged = Some((c.run.groupid, opts.name.clone(), o.stats.clone(), info));
+                    merged = Some((c.run.groupid, c.name.clone(), o.stats.clone(), info));
                 }
             }
         } else {

@@ -24,7 +24,7 @@ fn job(name: &str, file: &std::path::Path, rw: RwMode, groupid: u32) -> BenchJob
     o.filename = Some(file.display().to_string());
     o.size = Some(SizeSpec::Bytes(2 << 20));
     o.rw = rw;
-    BenchJob { opts: Arc::new(o), groupid, job_options: vec![("name".into(), name.into())] }
+    BenchJob { name: name.into(), opts: Arc::new(o), groupid, job_options: vec![("name".into(), name.into())] }
 }
 
 fn run(jobs: &[BenchJob], formats: &str) -> (i32, String, String) {

@@ -12,6 +12,8 @@ pub enum CliError {
     Usage(String),
     /// The operation ran and failed; the message ends with the errno name in parentheses.
     Failed(String),
+    /// A subcommand that printed its own messages ended with this exit code.
+    Exit(i32),
 }
 
 impl CliError {
@@ -20,6 +22,7 @@ impl CliError {
         match self {
             CliError::Usage(_) => 2,
             CliError::Failed(_) => 1,
+            CliError::Exit(c) => *c,
         }
     }
 
@@ -53,6 +56,7 @@ impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CliError::Usage(m) | CliError::Failed(m) => write!(f, "zonekit: {m}"),
+            CliError::Exit(c) => write!(f, "zonekit: exit code {c}"),
         }
     }
 }

@@ -32,6 +32,14 @@ enum Command {
     Zone(ZoneCommand),
     /// List the built-in device profiles (use them as @NAME).
     Profiles(cmd::profiles::ProfilesArgs),
+    /// A fio-compatible benchmark: fio's job files, command line and output formats
+    /// (`zonekit bench --help` for the options, `zonekit bench --cmdhelp=OPT` for one).
+    #[command(disable_help_flag = true, disable_version_flag = true)]
+    Bench {
+        /// fio's arguments: job files, `--name=JOB --rw=… --bs=…`, `--output-format=…`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -65,6 +73,13 @@ fn dispatch(cli: Cli, out: &mut impl Write) -> CliResult {
         Command::Dev(DevCommand::Create(a)) => cmd::dev::create(&a, out),
         Command::Dev(DevCommand::Info(a)) => cmd::dev::info(&a, out),
         Command::Profiles(a) => cmd::profiles::run(&a, out),
+        Command::Bench { args } => {
+            let mut err = std::io::stderr();
+            match zonekit_bench::cli::main(&args, out, &mut err) {
+                0 => Ok(()),
+                code => Err(CliError::Exit(code)),
+            }
+        }
         Command::Zone(z) => match z {
             ZoneCommand::Report(a) => cmd::zone::report(&a, out),
             ZoneCommand::Reset(a) => cmd::zone::manage(ZoneOp::Reset, &a, out),
@@ -119,6 +134,7 @@ pub fn run_to(args: impl IntoIterator<Item = OsString>, out: &mut impl Write, er
     match r {
         Ok(()) => 0,
         Err(CliError::Failed(m)) if m.is_empty() => 0,
+        Err(CliError::Exit(code)) => code,
         Err(e) => {
             let _ = writeln!(err, "{e}");
             e.exit_code()

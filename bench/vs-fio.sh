@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# zonekit bench against fio 3.33, side by side: the same command line given to `fio --thread` and to
+# `zonekit bench`, alternately, RUNS times each, on a 4 GiB file in /dev/shm written once beforehand.
+# Prints, per row, the median IOPS of each, and the median whole-process CPU-seconds per I/O (user +
+# system, as /usr/bin/time reports them), with the ratios zonekit/fio. Not part of CI.
+#
+# Usage: bench/vs-fio.sh [RUNS] [SECONDS]        (defaults: 5 runs of 10 s)
+# Needs: fio, /usr/bin/time (apt-get install fio time), python3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5}
+secs=${2:-10}
+file=${ZONEKIT_VS_FIO_FILE:-/dev/shm/zonekit-vs-fio.img}
+command -v fio >/dev/null || { echo "needs fio (apt-get install fio)" >&2; exit 2; }
+[[ -x /usr/bin/time ]] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+cargo build --release -q -p zonekit
+zk=target/release/zonekit
+if [[ ! -f $file || $(stat -c %s "$file") -lt $((4 << 30)) ]]; then
+    echo "writing $file (4 GiB) once"
+    fio --name=fill --filename="$file" --rw=write --bs=1M --size=4G --output=/dev/null
+fi
+
+rows=(
+    "psync 4k randwrite qd1|--name=b --filename=$file --direct=1 --rw=randwrite --bs=4k --ioengine=psync --iodepth=1 --size=2G --time_based --runtime=$secs --randrepeat=0"
+    "io_uring 4k randwrite qd32|--name=b --filename=$file --direct=1 --rw=randwrite --bs=4k --ioengine=io_uring --iodepth=32 --size=2G --time_based --runtime=$secs --randrepeat=0"
+    "psync 256k write (kernel-bound)|--name=b --filename=$file --direct=1 --rw=write --bs=256k --ioengine=psync --iodepth=1 --size=2G --time_based --runtime=$secs --randrepeat=0"
+)
+
+# One run: prints "IOPS CPU_SECONDS TOTAL_IOS".
+one() {
+    local out; out=$(mktemp)
+    /usr/bin/time -f "%U %S" -o "$out.time" "$@" --output-format=json --output="$out" >/dev/null 2>&1 || true
+    python3 - "$out" "$out.time" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+j = doc["jobs"][0]
+iops = sum(j[d]["iops"] for d in ("read", "write", "trim"))
+ios = sum(j[d]["total_ios"] for d in ("read", "write", "trim"))
+u, s = open(sys.argv[2]).read().split()[-2:]
+print(iops, float(u) + float(s), ios)
+PY
+    rm -f "$out" "$out.time"
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+printf '%-32s %12s %12s %7s %14s %14s %7s\n' row "fio IOPS" "zonekit IOPS" ratio "fio CPU/IO" "zonekit CPU/IO" ratio
+for row in "${rows[@]}"; do
+    name=${row%%|*}; args=${row#*|}
+    fi=(); fc=(); zi=(); zc=()
+    for _ in $(seq "$runs"); do
+        # shellcheck disable=SC2086
+        read -r i c n < <(one fio --thread $args); fi+=("$i"); fc+=("$(python3 -c "print($c/$n*1e6)")")
+        # shellcheck disable=SC2086
+        read -r i c n < <(one "$zk" bench $args); zi+=("$i"); zc+=("$(python3 -c "print($c/$n*1e6)")")
+    done
+    f_i=$(printf '%s\n' "${fi[@]}" | median); z_i=$(printf '%s\n' "${zi[@]}" | median)
+    f_c=$(printf '%s\n' "${fc[@]}" | median); z_c=$(printf '%s\n' "${zc[@]}" | median)
+    printf '%-32s %12.0f %12.0f %6.2fx %11.2f us %11.2f us %6.2fx\n' "$name" "$f_i" "$z_i" \
+        "$(python3 -c "print($z_i/$f_i)")" "$f_c" "$z_c" "$(python3 -c "print($z_c/$f_c)")"
+done

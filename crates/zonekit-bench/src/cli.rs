@@ -1,0 +1,107 @@
+//! `zonekit bench`: fio's command line in, fio's output out.
+
+use crate::cmdline::{Action, Eta, Invocation, cmdhelp, enghelp, parse_process_args, usage, version_string};
+use crate::output::OutputFormats;
+use crate::run::{BenchJob, EtaMode, RunSettings, execute};
+use std::io::Write;
+use std::os::fd::AsFd;
+use std::sync::Arc;
+
+/// The run's jobs, as the runner takes them.
+pub fn bench_jobs(inv: &Invocation) -> Vec<BenchJob> {
+    inv.jobs
+        .iter()
+        .map(|spec| {
+            let mut opts = spec.options.clone();
+            opts.name = spec.jobname.clone();
+            BenchJob {
+                name: spec.name.clone(),
+                opts: Arc::new(opts),
+                groupid: spec.groupid,
+                job_options: spec.json_job_options().into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            }
+        })
+        .collect()
+}
+
+/// Run `zonekit bench ARGS` (the arguments after `bench`); returns the exit code.
+pub fn main(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let inv = match parse_process_args(args) {
+        Ok(i) => i,
+        Err(e) => {
+            let _ = writeln!(err, "zonekit: {e}");
+            return e.exit_code();
+        }
+    };
+    let text = match &inv.action {
+        Action::Help => Ok(usage()),
+        Action::Version => Ok(format!("{}\n", version_string())),
+        Action::CmdHelp(name) => cmdhelp(name.as_deref()),
+        Action::EngHelp(name) => enghelp(name.as_deref()),
+        Action::ShowCmd => Ok(inv.showcmd.iter().map(|l| format!("{l}\n")).collect()),
+        Action::ParseOnly => Ok(String::new()),
+        Action::Run => {
+            if let Err(e) = inv.check_runnable() {
+                let _ = writeln!(err, "zonekit: {e}");
+                return e.exit_code();
+            }
+            return run(&inv, out, err);
+        }
+    };
+    match text {
+        Ok(t) => {
+            let _ = out.write_all(t.as_bytes());
+            0
+        }
+        Err(e) => {
+            let _ = writeln!(err, "zonekit: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    if inv.jobs.is_empty() {
+        let _ = writeln!(err, "zonekit: no jobs to run (give a job file or --name=…)");
+        return 2;
+    }
+    for note in inv.notes.iter().chain(inv.jobs.iter().flat_map(|j| j.notes.iter())) {
+        let _ = writeln!(err, "zonekit: {note}");
+    }
+    let f = inv.output_format;
+    let formats =
+        OutputFormats { normal: f.normal, json: f.json || f.json_plus, json_plus: f.json_plus, terse: f.terse };
+    let settings = RunSettings {
+        formats,
+        eta: match inv.eta {
+            Eta::Auto => EtaMode::Auto,
+            Eta::Always => EtaMode::Always,
+            Eta::Never => EtaMode::Never,
+        },
+        eta_newline: inv.eta_newline,
+        status_interval: inv.status_interval,
+        global_options: inv.json_global_options().into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        stdout_is_tty: inv.output.is_none() && crate::process::isatty(1),
+    };
+    let sink: Box<dyn Write + Send> = match &inv.output {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Box::new(std::io::BufWriter::new(f)),
+            Err(e) => {
+                let errno = zonekit_core::Errno(e.raw_os_error().unwrap_or(libc::EIO));
+                let _ = writeln!(err, "zonekit: {}: cannot create the output file: {errno}", path.display());
+                return 1;
+            }
+        },
+        // A duplicate of descriptor 1: job threads and the status line write to it without the
+        // process-wide lock on `Stdout`, which the caller may hold.
+        None => match std::io::stdout().as_fd().try_clone_to_owned() {
+            Ok(fd) => Box::new(std::fs::File::from(fd)),
+            Err(e) => {
+                let _ = writeln!(err, "zonekit: standard output: {e}");
+                return 1;
+            }
+        },
+    };
+    let _ = out.flush();
+    execute(&bench_jobs(inv), &settings, sink, err).exit_code
+}
