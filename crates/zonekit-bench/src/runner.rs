@@ -69,6 +69,14 @@ fn errno_of(e: &std::io::Error) -> i32 {
     e.raw_os_error().unwrap_or(libc::EIO)
 }
 
+/// An OS error as DESIGN.md §2 words it: `Not a directory (ENOTDIR)`.
+fn os(e: &std::io::Error) -> String {
+    match e.raw_os_error().map(zonekit_core::Errno) {
+        Some(n) if n.name().is_some() => n.to_string(),
+        _ => e.to_string(),
+    }
+}
+
 fn human_mib(bytes: u64) -> String {
     // fio's layout message: whole MiB, or KiB below one MiB.
     if bytes >= 1 << 20 { format!("{}MiB", bytes >> 20) } else { format!("{}KiB", bytes >> 10) }
@@ -92,7 +100,7 @@ pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>,
                 let size = File::open(p).and_then(|f| file::file_size(&f)).map(|s| s.unwrap_or(0));
                 match size {
                     Ok(size) => FileInfo { exists: true, size, is_block: true },
-                    Err(e) => return fail(&run, started, errno_of(&e), format!("{}: {e}", p.display())),
+                    Err(e) => return fail(&run, started, errno_of(&e), format!("{}: {}", p.display(), os(&e))),
                 }
             }
             FileType::Char | FileType::Pipe => {
@@ -148,10 +156,17 @@ pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>,
                 !stop.load(Ordering::Relaxed)
             };
             if let Some(parent) = f.path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                let _ = std::fs::create_dir_all(parent);
+                // fio creates missing directories on the way (mode 0700).
+                let _ = std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+                    .create(parent);
             }
             if let Err(e) = file::lay_out_file(&f.path, f.range.size, &spec, &mut fill) {
-                return fail(&run, started, errno_of(&e), format!("{}: laying out the file: {e}", f.path.display()));
+                return fail(
+                    &run,
+                    started,
+                    errno_of(&e),
+                    format!("{}: laying out the file: {}", f.path.display(), os(&e)),
+                );
             }
         }
     }
@@ -187,7 +202,7 @@ pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>,
                 } else {
                     ""
                 };
-                return fail(&run, started, errno_of(&e), format!("{}: open: {e}{extra}", f.path.display()));
+                return fail(&run, started, errno_of(&e), format!("{}: open: {}{extra}", f.path.display(), os(&e)));
             }
         }
     }
@@ -228,7 +243,7 @@ pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>,
     if opts.end_fsync && opts.rw.writes() {
         for (h, f) in handles.iter().zip(&files) {
             if let Err(e) = file::fsync_file(h) {
-                error.get_or_insert((errno_of(&e), format!("{}: end_fsync: {e}", f.path.display())));
+                error.get_or_insert((errno_of(&e), format!("{}: end_fsync: {}", f.path.display(), os(&e))));
             }
         }
     }
@@ -258,7 +273,7 @@ pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>,
             }
         };
         if let Err(e) = stats.write_logs(std::path::Path::new("."), prefix, run.jobnum + 1, opts.per_job_logs) {
-            error.get_or_insert((errno_of(&e), format!("writing logs: {e}")));
+            error.get_or_insert((errno_of(&e), format!("writing logs: {}", os(&e))));
         }
     }
     if opts.unlink {

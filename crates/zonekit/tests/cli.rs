@@ -275,3 +275,55 @@ fn persistent_device_errors() {
     std::fs::create_dir(&empty).unwrap();
     assert_fails(&zonekit(&["dev", "info", empty.to_str().unwrap()]), 2, "not a zonekit device directory");
 }
+
+#[test]
+fn bench_bad_input_is_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bench = |args: &[&str]| {
+        let mut a = vec!["bench"];
+        a.extend_from_slice(args);
+        Command::new(env!("CARGO_BIN_EXE_zonekit")).args(&a).current_dir(d).output().unwrap()
+    };
+    assert_fails(&bench(&["--name=a", "--filename=x", "--size=1M", "--bs=0"]), 2, "bs=0");
+    assert_fails(&bench(&["--name=a", "--filename=x", "--size=abc"]), 2, "size=abc");
+    assert_fails(&bench(&["--name=a", "--filename=x", "--size=1M", "--iodepth=-1"]), 2, "iodepth=-1");
+    assert_fails(&bench(&["--name=a", "--filename=x", "--size=1M", "--rw=bogus"]), 2, "rw=bogus");
+    assert_fails(&bench(&["missing.fio"]), 2, "missing.fio");
+    assert_fails(&bench(&["--name=a", "--bogus=1"]), 2, "--bogus");
+    assert_fails(&bench(&["--name=a", "--filename=x", "--size=1M", "--ioengine=rdma"]), 2, "rdma");
+    std::fs::write(d.join("a.fio"), "[a]\ninclude b.fio\n").unwrap();
+    std::fs::write(d.join("b.fio"), "include a.fio\n").unwrap();
+    assert_fails(&bench(&["a.fio"]), 2, "include loop");
+    std::fs::write(d.join("empty.fio"), "").unwrap();
+    assert_fails(&bench(&["empty.fio"]), 2, "empty.fio");
+    std::fs::write(d.join("plain"), "x").unwrap();
+    let o = bench(&["--name=a", "--filename=plain/f", "--size=1M", "--rw=write"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("(ENOTDIR)"), "{}", stderr(&o));
+    let o = bench(&["--name=a", "--filename=x", "--size=1M", "--output=plain/out"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("cannot create the output file"), "{}", stderr(&o));
+    assert!(bench(&["--name=a", "--filename=x", "--size=1M", "--bs=8k", "--parse-only"]).status.success());
+}
+
+#[test]
+fn bench_runs_a_job_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("j.fio"),
+        "[global]\nsize=1M\nbs=8k\n\n[w]\nrw=write\nfilename=f\n\n[r]\nstonewall\nrw=randread\nfilename=f\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_zonekit"))
+        .args(["bench", "j.fio", "--output-format=terse"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].starts_with("3;zonekit-") && lines[0].contains(";w;0;0;"), "{out}");
+    assert!(lines[1].contains(";r;1;0;"), "{out}");
+}
