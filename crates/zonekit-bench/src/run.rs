@@ -62,7 +62,7 @@ pub struct RunSettings {
 /// What a run produced: the text of the report, and the exit code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunResult {
-    /// 1 if any job failed (fio's exit code), else 0.
+    /// fio's exit code: 128 after SIGINT/SIGTERM, 1 if any job failed, else 0.
     pub exit_code: i32,
 }
 
@@ -380,5 +380,7 @@ pub fn execute(
         let _ = w.write_all(text.as_bytes());
         let _ = w.flush();
     }
-    RunResult { exit_code: i32::from(failed || crate::process::received().is_some()) }
+    // fio exits with 128 after a terminating signal, else 1 if a job failed.
+    let exit_code = if crate::process::received().is_some() { 128 } else { i32::from(failed) };
+    RunResult { exit_code }
 }
