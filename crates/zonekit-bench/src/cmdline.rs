@@ -632,8 +632,9 @@ Job options are fio 3.33's: --name=X starts a job and the options after it apply
 (--opt=value or --opt value); options before the first --name apply to every job of the
 command line and of the first job file. Job files use fio's syntax.
 
-Engines: {engines}. libaio is issued through io_uring with the same queue depth
-(zonekit links no libaio); fio's other engines and options are recognised by name:
+Engines: {engines}. libaio is Linux native asynchronous I/O (io_setup/io_submit/
+io_getevents) called directly, without the libaio library: asynchronous only with direct=1
+where the file system or device supports it, as with fio. fio's other engines and options are recognised by name:
 --parse-only accepts them and a run refuses them with one line naming them.
 Sizes take fio's suffixes (k, m, g, t, p; with the default kb_base=1024 'kib' means 1000 as in fio),
 times d, h, m, s, ms, us.

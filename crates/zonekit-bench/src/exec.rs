@@ -62,6 +62,8 @@ pub struct LoopConfig {
     pub batch_submit: u32,
     /// Reap at least this many when waiting (`iodepth_batch_complete_min`).
     pub batch_complete_min: u32,
+    /// Once the queue is full, refill it only when this few are left in flight (`iodepth_low`).
+    pub depth_low: u32,
     /// Stop issuing after this long (`runtime`, plus `ramp_time`).
     pub deadline: Option<Duration>,
     /// Record nothing before this (`ramp_time`).
@@ -130,6 +132,8 @@ pub struct JobLoop<'a> {
     pending: Vec<u32>,
     inflight: u32,
     exhausted: bool,
+    /// Filling the queue (cleared when it is full, set again at `depth_low`).
+    filling: bool,
     next_tick: u64,
     last_done: u64,
     error: Option<(i32, String)>,
@@ -177,6 +181,7 @@ impl<'a> JobLoop<'a> {
             pending: Vec::with_capacity(depth as usize),
             inflight: 0,
             exhausted: false,
+            filling: true,
             next_tick: 0,
             last_done: 0,
             error: None,
@@ -209,8 +214,14 @@ impl<'a> JobLoop<'a> {
                 let now = self.now();
                 self.housekeeping(now);
                 let stop = self.exhausted || self.error.is_some() || self.terminate.load(Ordering::Relaxed);
-                if !stop {
+                if !self.filling && self.inflight <= self.cfg.depth_low {
+                    self.filling = true;
+                }
+                if !stop && self.filling {
                     self.fill_queue();
+                    if self.free.is_empty() {
+                        self.filling = false;
+                    }
                 }
                 if !self.pending.is_empty() {
                     self.commit();
@@ -221,7 +232,7 @@ impl<'a> JobLoop<'a> {
                     }
                     continue;
                 }
-                let must_wait = self.free.is_empty() || self.exhausted || stop || self.retry.is_some();
+                let must_wait = self.free.is_empty() || !self.filling || self.exhausted || stop || self.retry.is_some();
                 let min = if must_wait { self.cfg.batch_complete_min.max(1) as usize } else { 0 };
                 self.reap(min);
             }
@@ -614,6 +625,7 @@ mod tests {
             depth,
             batch_submit: 1,
             batch_complete_min: 1,
+            depth_low: depth,
             deadline: None,
             ramp: Duration::ZERO,
             fill: BufferFill::Scramble,

@@ -371,7 +371,7 @@ pub fn execute(
     flush(&mut merged, &mut reports);
     // Disk stats are of the devices under files the jobs used (none when every job failed to set
     // up, as in fio).
-    let used_files = outcomes.iter().any(|(_, o)| !o.files.is_empty());
+    let used_files = outcomes.iter().any(|(_, o)| !o.files.is_empty() && o.run.opts.disk_util);
     let mut report = RunReport::new(reports, if used_files { disks.report() } else { Vec::new() });
     report.stamp_now();
     report.global_options = settings.global_options.clone();

@@ -470,7 +470,7 @@ pub static ENGINES: &[EngineDef] = &[
         "libaio",
         Y,
         false,
-        "Linux native AIO; zonekit issues it through io_uring with the same queue depth and flags (see `zonekit bench --help`).",
+        "Linux native AIO, through its system calls (io_setup, io_submit, io_getevents) without the libaio library; asynchronous only with direct=1 where supported, as with fio.",
         LIBAIO,
     ),
     eng("null", Y, false, "No I/O: completes every request at once (measures the benchmark itself).", &[]),
