@@ -51,6 +51,13 @@ pub struct Progress {
     pub ios: [AtomicU64; 3],
     /// 0 = setting up, 1 = ramping, 2 = running, 3 = done.
     pub state: AtomicU64,
+    /// The job thread's id, once it runs.
+    pub pid: AtomicU64,
+    /// Set by the monitor (`--status-interval`): the job puts a copy of its numbers so far in
+    /// [`Progress::snapshot`] and clears it.
+    pub snapshot_wanted: AtomicBool,
+    /// The job's numbers so far, when asked for.
+    pub snapshot: std::sync::Mutex<Option<crate::stats::JobStats>>,
 }
 
 /// Everything the loop needs besides the engine, the workload and the statistics.
@@ -257,6 +264,14 @@ impl<'a> JobLoop<'a> {
             self.progress.state.store(2, Ordering::Relaxed);
         }
         let rel = now.saturating_sub(self.epoch_ns);
+        if self.progress.snapshot_wanted.load(Ordering::Relaxed) {
+            self.progress.snapshot_wanted.store(false, Ordering::Relaxed);
+            let mut copy = self.stats.clone();
+            let js = copy.finish(rel, rel, crate::stats::CpuTimes::default());
+            if let Ok(mut slot) = self.progress.snapshot.lock() {
+                *slot = Some(js);
+            }
+        }
         if !self.ramping && rel >= self.next_tick {
             let ms = self.stats.tick(rel);
             self.next_tick = rel + ms.clamp(1, 100) * 1_000_000;

@@ -5,7 +5,7 @@
 use crate::exec::Progress;
 use crate::options::job::JobOptions;
 use crate::output::disk::DiskUtilTracker;
-use crate::output::eta::{EtaLine, EtaStatus, JobState, condensed_run_str};
+use crate::output::eta::{EtaLine, EtaStatus, JobState};
 use crate::output::normal::{JobHeader, numjobs_continuation, starting_line, version_line};
 use crate::output::{JobInfo, JobReport, OutputFormats, RunReport, version_string};
 use crate::runner::{JobOutcome, JobRun, NoteSink, run_job};
@@ -123,14 +123,60 @@ fn running_state(o: &JobOptions, p: &Progress) -> JobState {
 }
 
 /// The monitor: SIGINT/SIGTERM, the ETA line, until told to stop.
-fn monitor(
+struct Monitor {
     clones: Arc<Vec<Clone_>>,
     terminate: Arc<AtomicBool>,
     done: Arc<AtomicBool>,
     out: Arc<Mutex<Box<dyn Write + Send>>>,
     eta: bool,
     eta_newline: Option<Duration>,
-) {
+    status_interval: Option<Duration>,
+    formats: OutputFormats,
+}
+
+/// `--status-interval`: ask every running job for its numbers and print a full report of them.
+fn status_report(m: &Monitor, begun: Instant) {
+    let running: Vec<usize> =
+        (0..m.clones.len()).filter(|&i| m.clones[i].progress.state.load(Ordering::Relaxed) == 2).collect();
+    for &i in &running {
+        m.clones[i].progress.snapshot_wanted.store(true, Ordering::Relaxed);
+    }
+    let deadline = Instant::now() + Duration::from_millis(500);
+    let mut entries = Vec::new();
+    for &i in &running {
+        let p = &m.clones[i].progress;
+        loop {
+            if let Some(stats) = p.snapshot.lock().ok().and_then(|mut s| s.take()) {
+                entries.push(Entry {
+                    clone: i,
+                    stats,
+                    error: None,
+                    pid: p.pid.load(Ordering::Relaxed) as u32,
+                    started: std::time::SystemTime::now(),
+                });
+                break;
+            }
+            if Instant::now() >= deadline || p.state.load(Ordering::Relaxed) != 2 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+    if entries.is_empty() {
+        return;
+    }
+    let mut report = RunReport::new(build_reports(&m.clones, &entries, begun.elapsed().as_secs() as i64), Vec::new());
+    report.stamp_now();
+    let text = crate::output::render(&report, m.formats);
+    if let Ok(mut w) = m.out.lock() {
+        let _ = w.write_all(text.as_bytes());
+        let _ = w.flush();
+    }
+}
+
+fn monitor(m: Monitor) {
+    let Monitor { ref clones, ref terminate, ref done, ref out, eta, eta_newline, status_interval, .. } = m;
+    let mut last_status = Instant::now();
     let begun = Instant::now();
     let mut line = EtaLine::new(eta_newline.map(|d| d.as_millis() as u64));
     let mut last_eta = Instant::now();
@@ -148,6 +194,12 @@ fn monitor(
                 let _ = writeln!(w, "\nzonekit: terminating on signal {sig}");
                 let _ = w.flush();
             }
+        }
+        if let Some(iv) = status_interval
+            && last_status.elapsed() >= iv
+        {
+            last_status = Instant::now();
+            status_report(&m, begun);
         }
         if !eta || last_eta.elapsed() < Duration::from_secs(1) {
             continue;
@@ -191,7 +243,7 @@ fn monitor(
         }
         last_bytes = bytes;
         last_ios = ios;
-        st.run_str = condensed_run_str(&letters);
+        st.run_str = letters;
         st.eta_sec = eta_sec;
         st.elapsed_sec = begun.elapsed().as_secs();
         let text = line.format(&st, begun.elapsed().as_millis() as u64);
@@ -209,6 +261,75 @@ fn verror(errno: i32, msg: &str) -> String {
     } else {
         format!("func={msg}, error={text}")
     }
+}
+
+/// A job's numbers for a report: at the end of the run, or a snapshot while it runs.
+struct Entry {
+    clone: usize,
+    stats: JobStats,
+    error: Option<(i32, String)>,
+    pid: u32,
+    started: std::time::SystemTime,
+}
+
+/// The job reports of `entries` (in clone order), merged per group under `group_reporting`.
+fn build_reports(clones: &[Clone_], entries: &[Entry], elapsed_sec: i64) -> Vec<JobReport> {
+    let mut reports: Vec<JobReport> = Vec::new();
+    let mut merged: Option<(u32, String, JobStats, JobInfo)> = None;
+    let flush = |m: &mut Option<(u32, String, JobStats, JobInfo)>, reports: &mut Vec<JobReport>| {
+        if let Some((_, _, st, info)) = m.take() {
+            reports.push(JobReport::from_stats(&st, info));
+        }
+    };
+    for e in entries {
+        let c = &clones[e.clone];
+        let opts = &c.run.opts;
+        let (errno, vmsg) = match &e.error {
+            Some((e, m)) => (*e, verror(*e, m)),
+            None => (0, String::new()),
+        };
+        let info = JobInfo {
+            name: c.name.clone(),
+            description: opts.description.clone().unwrap_or_default(),
+            groupid: c.run.groupid,
+            members: 1,
+            pid: e.pid as i32,
+            error: errno,
+            verror: vmsg,
+            time: crate::output::sys::ctime(
+                e.started.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0),
+            ),
+            elapsed_sec,
+            job_options: c.job_options.clone(),
+            continue_on_error: opts.continue_on_error.read || opts.continue_on_error.write,
+            latency_depth: opts.iodepth,
+            kb_base: opts.kb_base,
+            unit_bits: opts.unit_base == 1,
+            sig_figs: opts.significant_figures,
+            ..JobInfo::default()
+        };
+        if opts.group_reporting {
+            match &mut merged {
+                Some((g, _, st, mi)) if *g == c.run.groupid => {
+                    st.merge(&e.stats);
+                    mi.members += 1;
+                    if mi.error == 0 && errno != 0 {
+                        mi.error = errno;
+                        mi.verror = info.verror.clone();
+                    }
+                }
+                _ => {
+                    flush(&mut merged, &mut reports);
+                    merged = Some((c.run.groupid, c.name.clone(), e.stats.clone(), info));
+                }
+            }
+        } else {
+            flush(&mut merged, &mut reports);
+            reports.push(JobReport::from_stats(&e.stats, info));
+        }
+    }
+    flush(&mut merged, &mut reports);
+    reports
 }
 
 /// Run `jobs`: print headers to `out` (normal output), run the groups in order, print the report
@@ -255,9 +376,17 @@ pub fn execute(
         EtaMode::Auto => settings.stdout_is_tty && settings.formats.normal,
     };
     let mon = {
-        let (c, t, d, o) = (clones.clone(), terminate.clone(), done.clone(), out.clone());
-        let nl = settings.eta_newline;
-        std::thread::Builder::new().name("zonekit-monitor".into()).spawn(move || monitor(c, t, d, o, eta, nl)).ok()
+        let m = Monitor {
+            clones: clones.clone(),
+            terminate: terminate.clone(),
+            done: done.clone(),
+            out: out.clone(),
+            eta,
+            eta_newline: settings.eta_newline,
+            status_interval: settings.status_interval,
+            formats: settings.formats,
+        };
+        std::thread::Builder::new().name("zonekit-monitor".into()).spawn(move || monitor(m)).ok()
     };
     let note: NoteSink = if settings.formats.normal {
         let o = out.clone();
@@ -314,61 +443,17 @@ pub fn execute(
         }
     }
     outcomes.sort_by_key(|(i, _)| *i);
-    let mut reports: Vec<JobReport> = Vec::new();
-    let mut merged: Option<(u32, String, JobStats, JobInfo)> = None;
-    let flush = |m: &mut Option<(u32, String, JobStats, JobInfo)>, reports: &mut Vec<JobReport>| {
-        if let Some((_, _, st, info)) = m.take() {
-            reports.push(JobReport::from_stats(&st, info));
-        }
-    };
-    for (i, o) in &outcomes {
-        let c = &clones[*i];
-        let opts = &c.run.opts;
-        let (errno, vmsg) = match &o.error {
-            Some((e, m)) => (*e, verror(*e, m)),
-            None => (0, String::new()),
-        };
-        let info = JobInfo {
-            name: c.name.clone(),
-            description: opts.description.clone().unwrap_or_default(),
-            groupid: c.run.groupid,
-            members: 1,
-            pid: o.pid as i32,
-            error: errno,
-            verror: vmsg,
-            time: crate::output::sys::ctime(
-                o.started.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0),
-            ),
-            elapsed_sec,
-            job_options: c.job_options.clone(),
-            continue_on_error: opts.continue_on_error.read || opts.continue_on_error.write,
-            latency_depth: opts.iodepth,
-            kb_base: opts.kb_base,
-            unit_bits: opts.unit_base == 1,
-            sig_figs: opts.significant_figures,
-            ..JobInfo::default()
-        };
-        if opts.group_reporting {
-            match &mut merged {
-                Some((g, _, st, mi)) if *g == c.run.groupid => {
-                    st.merge(&o.stats);
-                    mi.members += 1;
-                    if mi.error == 0 && errno != 0 {
-                        mi.error = errno;
-                        mi.verror = info.verror.clone();
-                    }
-                }
-                _ => {
-                    flush(&mut merged, &mut reports);
-                    merged = Some((c.run.groupid, c.name.clone(), o.stats.clone(), info));
-                }
-            }
-        } else {
-            flush(&mut merged, &mut reports);
-            reports.push(JobReport::from_stats(&o.stats, info));
-        }
-    }
-    flush(&mut merged, &mut reports);
+    let entries: Vec<Entry> = outcomes
+        .iter()
+        .map(|(i, o)| Entry {
+            clone: *i,
+            stats: o.stats.clone(),
+            error: o.error.clone(),
+            pid: o.pid,
+            started: o.started,
+        })
+        .collect();
+    let reports = build_reports(&clones, &entries, elapsed_sec);
     // Disk stats are of the devices under files the jobs used (none when every job failed to set
     // up, as in fio).
     let used_files = outcomes.iter().any(|(_, o)| !o.files.is_empty() && o.run.opts.disk_util);

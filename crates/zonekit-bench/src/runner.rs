@@ -86,6 +86,7 @@ fn human_mib(bytes: u64) -> String {
 pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>, note: NoteSink) -> JobOutcome {
     let opts = run.opts.clone();
     let started = SystemTime::now();
+    progress.pid.store(u64::from(crate::process::gettid()), Ordering::Relaxed);
     let seed = plan::job_seed(&opts, run.thread_number);
     let paths = plan::file_paths(&opts, run.jobnum);
     let mut infos = Vec::with_capacity(paths.len());
