@@ -84,3 +84,26 @@ fn a_failing_job_exits_1() {
     // As fio: no job block for a job that could not set up, an empty group, no disk stats.
     assert!(out.ends_with("Run status group 0 (all jobs):\n"), "{out}");
 }
+
+#[test]
+fn status_interval_and_eta_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut j = job("s", &dir.path().join("f"), RwMode::RandRead, 0);
+    let o = Arc::get_mut(&mut j.opts).unwrap();
+    o.time_based = true;
+    o.runtime = Some(std::time::Duration::from_millis(2300));
+    let buf = Buf::default();
+    let mut err = Vec::new();
+    let settings = RunSettings {
+        formats: OutputFormats::parse("normal").unwrap(),
+        eta: zonekit_bench::run::EtaMode::Always,
+        status_interval: Some(std::time::Duration::from_secs(1)),
+        ..RunSettings::default()
+    };
+    let r = execute(&[j], &settings, Box::new(buf.clone()), &mut err);
+    assert_eq!(r.exit_code, 0);
+    let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+    assert!(out.matches("s: (groupid=0, jobs=1)").count() >= 3, "two interim reports and the final one: {out}");
+    assert!(out.contains("Jobs: 1 (f=1): [r(1)]["), "{out}");
+    assert!(out.contains("\r"), "the status line is rewritten in place");
+}
