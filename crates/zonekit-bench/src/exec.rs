@@ -523,7 +523,8 @@ impl<'a> JobLoop<'a> {
     }
 }
 
-fn fill_random(rng: &mut Rng, buf: &mut [u8]) {
+/// Fill `buf` with random bytes.
+pub(crate) fn fill_random(rng: &mut Rng, buf: &mut [u8]) {
     let mut chunks = buf.chunks_exact_mut(8);
     for c in &mut chunks {
         c.copy_from_slice(&rng.next_u64().to_le_bytes());
@@ -537,7 +538,7 @@ fn fill_random(rng: &mut Rng, buf: &mut [u8]) {
 mod tests {
     use super::*;
     use crate::stats::StatsConfig;
-    use crate::workload::{BlockSizes, Distribution, FileRange, WorkloadSpec};
+    use crate::workload::WorkloadSpec;
     use std::collections::VecDeque;
 
     /// An in-memory engine: synchronous, or asynchronous with completions in order.
@@ -614,25 +615,7 @@ mod tests {
     }
 
     fn spec(random: bool, size: u64) -> WorkloadSpec {
-        WorkloadSpec {
-            read: false,
-            write: true,
-            trim: false,
-            random,
-            rw_modifier: 0,
-            sequencer_identical: false,
-            rwmix_read: 50,
-            bs: [BlockSizes::fixed(4096), BlockSizes::fixed(4096), BlockSizes::fixed(4096)],
-            files: vec![FileRange { size, offset: 0, len: size }],
-            io_limit: size,
-            loops: 1,
-            time_based: false,
-            norandommap: false,
-            distribution: Distribution::Uniform,
-            seed: 9,
-            fsync_every: 0,
-            fdatasync_every: 0,
-        }
+        WorkloadSpec::simple(false, true, random, size, 4096, 9)
     }
 
     fn cfg(depth: u32) -> LoopConfig {

@@ -149,10 +149,7 @@ pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>,
                 if zero {
                     buf.fill(0);
                 } else {
-                    for c in buf.chunks_mut(8) {
-                        let v = rng.next_u64().to_le_bytes();
-                        c.copy_from_slice(&v[..c.len()]);
-                    }
+                    crate::exec::fill_random(&mut rng, buf);
                 }
                 !stop.load(Ordering::Relaxed)
             };

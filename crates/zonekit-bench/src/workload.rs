@@ -117,6 +117,32 @@ pub struct WorkloadSpec {
     pub fdatasync_every: u64,
 }
 
+impl WorkloadSpec {
+    /// A plain job over one file of `size` bytes: fixed block size `bs`, one pass, no syncs, a
+    /// uniform distribution, 50 % reads when mixed.
+    pub fn simple(read: bool, write: bool, random: bool, size: u64, bs: u64, seed: u64) -> WorkloadSpec {
+        WorkloadSpec {
+            read,
+            write,
+            trim: false,
+            random,
+            rw_modifier: 0,
+            sequencer_identical: false,
+            rwmix_read: 50,
+            bs: [BlockSizes::fixed(bs), BlockSizes::fixed(bs), BlockSizes::fixed(bs)],
+            files: vec![FileRange { size, offset: 0, len: size }],
+            io_limit: size,
+            loops: 1,
+            time_based: false,
+            norandommap: false,
+            distribution: Distribution::Uniform,
+            seed,
+            fsync_every: 0,
+            fdatasync_every: 0,
+        }
+    }
+}
+
 /// One I/O to issue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NextIo {
@@ -619,25 +645,7 @@ mod tests {
     use std::collections::HashSet;
 
     fn spec(read: bool, write: bool, random: bool, size: u64, bs: u64) -> WorkloadSpec {
-        WorkloadSpec {
-            read,
-            write,
-            trim: false,
-            random,
-            rw_modifier: 0,
-            sequencer_identical: false,
-            rwmix_read: 50,
-            bs: [BlockSizes::fixed(bs), BlockSizes::fixed(bs), BlockSizes::fixed(bs)],
-            files: vec![FileRange { size, offset: 0, len: size }],
-            io_limit: size,
-            loops: 1,
-            time_based: false,
-            norandommap: false,
-            distribution: Distribution::Uniform,
-            seed: 0x1234,
-            fsync_every: 0,
-            fdatasync_every: 0,
-        }
+        WorkloadSpec::simple(read, write, random, size, bs, 0x1234)
     }
 
     fn drain(w: &mut Workload) -> Vec<NextIo> {
