@@ -10,6 +10,9 @@
 //! `ZONEKIT_CRASH_KILL_ITERATIONS` sets the number of kills (default 200);
 //! `ZONEKIT_CRASH_KILL_SEED` replays a run.
 
+mod common;
+
+use common::Rng;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::ExitStatusExt;
@@ -49,44 +52,8 @@ fn config() -> DeviceConfig {
     .unwrap()
 }
 
-/// xorshift64*, seeded through splitmix64.
-struct Rng(u64);
-
-fn splitmix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(splitmix(seed) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// The bytes at `[offset, offset + len)` (whole blocks) of a zone's data of generation
-/// `generation` (a sequential zone's reset count; for conventional zones, the operation that wrote
-/// the block). Every block is one 8-byte word repeated, different for every zone, generation and
-/// block: cheap to make and compare in an unoptimised test build.
-fn pattern(zone: u32, generation: u64, offset: u64, len: u64) -> Vec<u8> {
-    let key = splitmix(u64::from(zone) << 40 ^ generation);
-    let mut out = Vec::with_capacity(len as usize);
-    for block in offset / BLOCK..(offset + len) / BLOCK {
-        out.extend_from_slice(&splitmix(key ^ block).to_le_bytes().repeat((BLOCK / 8) as usize));
-    }
-    out
+fn pattern(zone: u32, tag: u64, offset: u64, len: u64) -> Vec<u8> {
+    common::pattern(BLOCK, zone, tag, offset, len)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

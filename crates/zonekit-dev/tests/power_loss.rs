@@ -12,6 +12,9 @@
 //! `ZONEKIT_POWER_LOSS_CASES` sets the number of cases (default 400), `ZONEKIT_POWER_LOSS_SEED`
 //! replays a run.
 
+mod common;
+
+use common::Rng;
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -188,44 +191,11 @@ impl ZoneDir for LossyDir {
 
 // ----- the model of what was written -----
 
-struct Rng(u64);
-
-fn splitmix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(splitmix(seed) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// 512-byte granule of the data patterns (whatever the logical block size).
 const GRAIN: u64 = 512;
 
-/// Bytes `[offset, offset + len)` of the data tagged `tag` in zone `zone`: every 512 bytes one
-/// word repeated, different for every zone, tag and position.
 fn pattern(zone: u32, tag: u64, offset: u64, len: u64) -> Vec<u8> {
-    let key = splitmix(u64::from(zone) << 40 ^ tag);
-    let mut out = Vec::with_capacity(len as usize);
-    for g in offset / GRAIN..(offset + len) / GRAIN {
-        out.extend_from_slice(&splitmix(key ^ g).to_le_bytes().repeat((GRAIN / 8) as usize));
-    }
-    out
+    common::pattern(GRAIN, zone, tag, offset, len)
 }
 
 /// The data of a sequential zone between two resets.
