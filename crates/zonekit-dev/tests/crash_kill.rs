@@ -52,6 +52,8 @@ fn config() -> DeviceConfig {
     .unwrap()
 }
 
+/// The bytes at `[offset, offset + len)` of zone `zone`'s data of generation `tag` (a sequential zone's reset count; for conventional zones, the operation that
+/// wrote the block), in whole blocks.
 fn pattern(zone: u32, tag: u64, offset: u64, len: u64) -> Vec<u8> {
     common::pattern(BLOCK, zone, tag, offset, len)
 }

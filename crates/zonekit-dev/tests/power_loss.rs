@@ -194,6 +194,7 @@ impl ZoneDir for LossyDir {
 /// 512-byte granule of the data patterns (whatever the logical block size).
 const GRAIN: u64 = 512;
 
+/// The bytes at `[offset, offset + len)` of zone `zone`'s data of tag `tag`, in 512-byte granules whatever the logical block size.
 fn pattern(zone: u32, tag: u64, offset: u64, len: u64) -> Vec<u8> {
     common::pattern(GRAIN, zone, tag, offset, len)
 }
