@@ -47,6 +47,9 @@ pub struct JobOutcome {
     pub notes: Vec<String>,
 }
 
+/// Held while a job lays out its files.
+static LAYOUT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Messages that fio prints while jobs start (normal output only).
 pub type NoteSink = Arc<dyn Fn(&str) + Send + Sync>;
 
@@ -120,8 +123,13 @@ pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>,
         Err(msg) => return fail(&run, started, libc::EINVAL, msg),
     };
 
-    // Lay out missing or short files (fio's extend_file).
-    let to_lay: Vec<&PlannedFile> = files.iter().filter(|f| f.layout).collect();
+    // Lay out missing or short files (fio's extend_file), one job at a time (fio's
+    // create_serialize): clones sharing a file find it laid out by the first.
+    let _serial = LAYOUT.lock().unwrap_or_else(|e| e.into_inner());
+    let to_lay: Vec<&PlannedFile> = files
+        .iter()
+        .filter(|f| f.layout && std::fs::metadata(&f.path).map_or(true, |m| m.len() < f.range.size))
+        .collect();
     if !to_lay.is_empty() {
         let total: u64 = to_lay.iter().map(|f| f.range.size).sum();
         note(&format!(
@@ -168,6 +176,8 @@ pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>,
             }
         }
     }
+
+    drop(_serial);
 
     // Open the files and the engine.
     let sync = match opts.sync.as_str() {

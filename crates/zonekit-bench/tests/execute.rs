@@ -107,3 +107,17 @@ fn status_interval_and_eta_line() {
     assert!(out.contains("Jobs: 1 (f=1): [r(1)]["), "{out}");
     assert!(out.contains("\r"), "the status line is rewritten in place");
 }
+
+#[test]
+fn clones_sharing_a_new_file_lay_it_out_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut j = job("shared", &dir.path().join("f"), RwMode::RandRw, 0);
+    Arc::get_mut(&mut j.opts).unwrap().numjobs = 4;
+    for _ in 0..3 {
+        let _ = std::fs::remove_file(dir.path().join("f"));
+        let (code, out, err) = run(std::slice::from_ref(&j), "normal");
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(out.matches("Laying out IO file").count(), 1, "{out}");
+        assert_eq!(out.matches("shared: (groupid=0, jobs=1): err= 0").count(), 4, "{out}");
+    }
+}
