@@ -12,7 +12,7 @@ use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::buf::SlotBuffers;
-use super::uring::{PushError, Rw};
+use super::uring::{PushError, Rw, claim_slot, free_slot_buffer};
 use crate::engine::Completion;
 
 /// `struct iocb` (`include/uapi/linux/aio_abi.h`, little-endian field order).
@@ -129,21 +129,13 @@ impl Aio {
     /// The buffer of slot `tag`, unless the slot is busy (or does not exist).
     #[inline]
     pub fn buffer_mut(&mut self, tag: usize) -> Option<&mut [u8]> {
-        if *self.busy.get(tag)? {
-            return None;
-        }
-        self.bufs.get_mut(tag)
+        free_slot_buffer(&self.busy, &mut self.bufs, tag)
     }
 
     /// Whether slot `tag` can take an I/O now.
     #[inline]
     pub fn claim(&self, tag: usize) -> Result<(), PushError> {
-        match self.busy.get(tag) {
-            None => Err(PushError::BadSlot),
-            Some(true) => Err(PushError::Busy),
-            Some(false) if self.pending() + self.in_kernel >= self.depth => Err(PushError::Busy),
-            Some(false) => Ok(()),
-        }
+        claim_slot(&self.busy, tag, self.pending() + self.in_kernel, self.depth)
     }
 
     /// Queue a read or write of `len` bytes of slot `tag` at `offset` of file `file` (an index in

@@ -43,6 +43,28 @@ pub enum PushError {
     TooLong,
 }
 
+/// The buffer of slot `tag` of `bufs`, unless `busy` says an I/O holds it (or the slot does not
+/// exist): the rule that keeps a buffer the kernel may touch from being lent out, for every engine
+/// that owns slot buffers.
+#[inline]
+pub(super) fn free_slot_buffer<'a>(busy: &[bool], bufs: &'a mut SlotBuffers, tag: usize) -> Option<&'a mut [u8]> {
+    if *busy.get(tag)? {
+        return None;
+    }
+    bufs.get_mut(tag)
+}
+
+/// Whether slot `tag` can take an I/O when `in_use` of `depth` slots are queued or in the kernel.
+#[inline]
+pub(super) fn claim_slot(busy: &[bool], tag: usize, in_use: u32, depth: u32) -> Result<(), PushError> {
+    match busy.get(tag) {
+        None => Err(PushError::BadSlot),
+        Some(true) => Err(PushError::Busy),
+        Some(false) if in_use >= depth => Err(PushError::Busy),
+        Some(false) => Ok(()),
+    }
+}
+
 /// Data direction of a transfer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rw {
@@ -150,21 +172,13 @@ impl Ring {
     /// The buffer of slot `tag`, unless the slot is busy (or does not exist).
     #[inline]
     pub fn buffer_mut(&mut self, tag: usize) -> Option<&mut [u8]> {
-        if *self.busy.get(tag)? {
-            return None;
-        }
-        self.bufs.get_mut(tag)
+        free_slot_buffer(&self.busy, &mut self.bufs, tag)
     }
 
     /// Whether slot `tag` can take an I/O now.
     #[inline]
     pub fn claim(&self, tag: usize) -> Result<(), PushError> {
-        match self.busy.get(tag) {
-            None => Err(PushError::BadSlot),
-            Some(true) => Err(PushError::Busy),
-            Some(false) if self.pending + self.in_kernel >= self.depth => Err(PushError::Busy),
-            Some(false) => Ok(()),
-        }
+        claim_slot(&self.busy, tag, self.pending + self.in_kernel, self.depth)
     }
 
     #[inline]
