@@ -41,6 +41,21 @@ mod uring;
 use crate::sys;
 use crate::sys::buf::SlotBuffers;
 
+/// `getevents` of the engines that complete I/Os at commit (`null` above depth 1, `vsync`): as
+/// fio, the completed I/Os are handed back, and their slots freed, only when the caller waits
+/// for some (`min > 0`). Returns how many were appended to `out`.
+fn hand_back(min: usize, events: &mut Vec<Completion>, in_flight: &mut [bool], out: &mut Vec<Completion>) -> usize {
+    if min == 0 {
+        return 0;
+    }
+    let n = events.len();
+    for c in events.drain(..) {
+        in_flight[c.tag as usize] = false;
+        out.push(c);
+    }
+    n
+}
+
 /// Data direction of an I/O (fio's `ddir`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Ddir {

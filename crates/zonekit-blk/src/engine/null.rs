@@ -6,7 +6,7 @@
 
 use std::io;
 
-use super::{Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued};
+use super::{Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, hand_back};
 use crate::sys::buf::SlotBuffers;
 
 pub(crate) struct NullEngine {
@@ -78,14 +78,6 @@ impl Engine for NullEngine {
     }
 
     fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
-        if min == 0 {
-            return Ok(0);
-        }
-        let n = self.events.len();
-        for c in self.events.drain(..) {
-            self.in_flight[c.tag as usize] = false;
-            out.push(c);
-        }
-        Ok(n)
+        Ok(hand_back(min, &mut self.events, &mut self.in_flight, out))
     }
 }

@@ -5,8 +5,8 @@ use std::io::{self, IoSlice, IoSliceMut, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 
 use super::{
-    Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, Target, check_len, io_result,
-    sync_file, trim,
+    Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, Target, check_len, hand_back,
+    io_result, sync_file, trim,
 };
 use crate::sys;
 
@@ -287,15 +287,6 @@ impl Engine for Vsync {
     }
 
     fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
-        // As fio: committed I/Os are handed back when the caller waits for some.
-        if min == 0 {
-            return Ok(0);
-        }
-        let n = self.events.len();
-        for c in self.events.drain(..) {
-            self.in_flight[c.tag as usize] = false;
-            out.push(c);
-        }
-        Ok(n)
+        Ok(hand_back(min, &mut self.events, &mut self.in_flight, out))
     }
 }
