@@ -74,11 +74,6 @@ pub fn count_matching(dev: &dyn ZonedDevice, sel: &Selection) -> DeviceResult<u6
     Ok(n)
 }
 
-/// blkzone's abbreviation of a condition code (reserved codes print as `x5`…`xC`).
-fn blkzone_cond(c: ZoneCond) -> &'static str {
-    c.short_name()
-}
-
 /// One zone in blkzone 2.38's `report` format (with zone capacity), newline included.
 pub fn write_blkzone_line(w: &mut impl Write, z: &Zone) -> io::Result<()> {
     let wptr = if z.zone_type == ZoneType::Conventional { 0 } else { z.wp.wrapping_sub(z.start) };
@@ -92,7 +87,7 @@ pub fn write_blkzone_line(w: &mut impl Write, z: &Zone) -> io::Result<()> {
         u8::from(z.reset),
         u8::from(z.non_seq),
         z.cond.code(),
-        blkzone_cond(z.cond),
+        z.cond.short_name(),
         z.zone_type.code(),
         z.zone_type.blkzone_name()
     )
