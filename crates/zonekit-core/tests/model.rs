@@ -18,7 +18,7 @@
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use proptest::test_runner::{Config, TestCaseError, TestRunner};
+use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use std::convert::Infallible;
 use zonekit_core::{
     Action, Counters, Failed, Geometry, INVALID_WP, Limits, Personality, ZoneCond, ZoneError, ZoneErrorKind, ZoneOp,
@@ -789,7 +789,10 @@ fn zns_matches_model() {
 #[test]
 fn generator_reaches_every_rule() {
     use std::collections::BTreeSet;
-    let mut runner = TestRunner::new(Config { cases: 300, failure_persistence: None, ..Config::default() });
+    // A fixed seed: which rules a random sample reaches must not change from run to run (a fresh
+    // seed missed a rare one now and then).
+    let config = Config { cases: 300, failure_persistence: None, ..Config::default() };
+    let mut runner = TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha));
     let mut seen = BTreeSet::new();
     let mut evictions = 0u32;
     for p in Personality::ALL {
