@@ -47,6 +47,10 @@ pub struct DeviceInfo {
     pub description: String,
     /// Whether the device is a spinning disk.
     pub rotational: bool,
+    /// Whether written data can be read back: false for a device that keeps only its zone state
+    /// (the `none` store: reads below a write pointer return zeros). A file system cannot live on
+    /// such a device.
+    pub keeps_data: bool,
 }
 
 /// Errors of device operations.

@@ -28,7 +28,9 @@ impl std::fmt::Debug for EmulatedDevice {
 
 /// Build the description of a device from its configuration.
 pub fn device_info(spec: &str, kind: DeviceKind, config: &DeviceConfig) -> DeviceInfo {
+    let keeps_data = !matches!(&kind, DeviceKind::Emulated { store, .. } if store == "none");
     DeviceInfo {
+        keeps_data,
         spec: spec.to_string(),
         kind,
         personality: config.personality,

@@ -308,6 +308,7 @@ pub fn device_info(spec: &str, sysfs: &Sysfs, k: &KernelGeometry, report: &Repor
         vendor,
         description,
         rotational: sysfs.rotational,
+        keeps_data: true,
     })
 }
 
