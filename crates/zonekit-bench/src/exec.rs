@@ -608,7 +608,7 @@ mod tests {
             for _ in 0..n {
                 let io = self.submitted.pop_front().unwrap();
                 let result = self.exec(&io);
-                out.push(Completion { tag: io.tag, result });
+                out.push(Completion { tag: io.tag, result, at_ns: 0 });
             }
             Ok(n)
         }

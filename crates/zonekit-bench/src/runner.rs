@@ -225,6 +225,7 @@ pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>,
         buffer_align: 4096,
         files: fds,
         options: opts.engine_options.clone(),
+        clock: zonekit_blk::RealClock::new(),
     };
     let mut engine = match zonekit_blk::open_engine(&opts.ioengine, config) {
         Ok(e) => e,

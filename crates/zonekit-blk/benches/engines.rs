@@ -87,7 +87,14 @@ fn measure(secs: f64, mut batch: impl FnMut() -> u64) -> Row {
 }
 
 fn engine(name: &str, depth: u32, files: Vec<OwnedFd>, options: Vec<(String, Option<String>)>) -> Box<dyn Engine> {
-    let config = EngineConfig { depth, buffer_size: BS as usize, buffer_align: 4096, files, options };
+    let config = EngineConfig {
+        depth,
+        buffer_size: BS as usize,
+        buffer_align: 4096,
+        files,
+        options,
+        clock: zonekit_blk::RealClock::new(),
+    };
     let mut e = open_engine(name, config).unwrap_or_else(|e| panic!("{name}: {e}"));
     for tag in 0..depth {
         e.buffer(tag).fill(0xa5);

@@ -12,5 +12,8 @@ pub mod file;
 mod sys;
 
 pub use clock::{Clock, RealClock};
-pub use engine::{Completion, Ddir, Engine, EngineConfig, EngineError, Io, Queued, open_engine};
+pub use engine::{
+    Completion, Ddir, DeviceEngineConfig, Engine, EngineConfig, EngineError, Io, Queued, open_device_engine,
+    open_engine,
+};
 pub use sys::buf::{AlignedBuf, page_size};

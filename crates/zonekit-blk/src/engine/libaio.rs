@@ -9,8 +9,9 @@
 use std::io;
 
 use super::{
-    Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, Target, sync_file, trim,
+    Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, Target, inline_op, stamp,
 };
+use crate::clock::RealClock;
 use crate::sys::aio::Aio;
 use crate::sys::uring::{PushError, Rw};
 
@@ -21,6 +22,7 @@ pub(crate) struct LibaioEngine {
     aio: Aio,
     files: Vec<Target>,
     rw_flags: i32,
+    clock: RealClock,
 }
 
 impl LibaioEngine {
@@ -34,7 +36,7 @@ impl LibaioEngine {
         let fds = common.raw_fds();
         let aio =
             Aio::new(common.bufs, fds, userspace_reap).map_err(|source| EngineError::Setup { engine: NAME, source })?;
-        Ok(LibaioEngine { aio, files: common.files, rw_flags })
+        Ok(LibaioEngine { aio, files: common.files, rw_flags, clock: config.clock })
     }
 }
 
@@ -58,13 +60,10 @@ impl Engine for LibaioEngine {
         let rw = match io.ddir {
             Ddir::Read => Rw::Read,
             Ddir::Write => Rw::Write,
-            Ddir::Trim | Ddir::Sync | Ddir::DataSync => {
+            Ddir::Trim | Ddir::Sync | Ddir::DataSync | Ddir::ZoneReset => {
                 // As fio: run inline, once the queued I/Os are committed.
                 return match self.aio.claim(io.tag as usize) {
-                    Ok(()) if self.aio.pending() == 0 => Queued::Completed(match io.ddir {
-                        Ddir::Trim => trim(t, io.offset, io.len),
-                        _ => sync_file(t, io.ddir == Ddir::DataSync),
-                    }),
+                    Ok(()) if self.aio.pending() == 0 => Queued::Completed(inline_op(t, io)),
                     Ok(()) | Err(PushError::Busy) => Queued::Busy,
                     Err(PushError::BadSlot | PushError::TooLong) => Queued::Completed(-libc::EINVAL),
                 };
@@ -84,6 +83,9 @@ impl Engine for LibaioEngine {
 
     #[inline]
     fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
-        self.aio.getevents(min, out)
+        let from = out.len();
+        let n = self.aio.getevents(min, out)?;
+        stamp(out, from, &self.clock);
+        Ok(n)
     }
 }

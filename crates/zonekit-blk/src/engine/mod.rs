@@ -17,9 +17,16 @@
 //! | `libaio` | Linux native AIO through its system calls (no C library); options `userspace_reap`, `nowait` | no |
 //! | `null` | completes every I/O at once without a system call; synchronous at depth 1, asynchronous above (as fio) | depth 1 |
 //!
+//! and, built with [`open_device_engine`] rather than by a fio name, the in-process engine of
+//! zonekit's own devices ([`DeviceEngine`]), synchronous or asynchronous as the job's engine is.
+//!
 //! Common rules, as fio's engines have them:
 //! - Results are bytes transferred or `-errno`, as the kernel returned them: a short transfer is
 //!   reported short, an unaligned O_DIRECT transfer fails with the kernel's `-EINVAL`.
+//! - A zone reset (`Ddir::ZoneReset`) is `BLKRESETZONE` on a block device (0 or `-errno`) and
+//!   `-EOPNOTSUPP` on anything else; the asynchronous engines run it inline, as trims.
+//! - Completions carry the time the engine handed them back ([`Completion::at_ns`], on
+//!   [`EngineConfig::clock`]).
 //! - A trim (`Ddir::Trim`) punches a hole in a regular file (`fallocate(PUNCH_HOLE | KEEP_SIZE)`)
 //!   and discards the range of anything else (`BLKDISCARD`); its result is the length. (fio 3.33
 //!   issues `BLKDISCARD` on regular files too, which fails with `ENOTTY`.) Syncs result in 0.
@@ -33,11 +40,15 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::FileTypeExt;
 
+mod device;
 mod libaio;
 mod null;
 mod sync;
 mod uring;
 
+pub use device::{DeviceEngine, DeviceEngineConfig, open_device_engine};
+
+use crate::clock::RealClock;
 use crate::sys;
 use crate::sys::buf::SlotBuffers;
 
@@ -69,6 +80,9 @@ pub enum Ddir {
     Sync,
     /// `fdatasync` the file.
     DataSync,
+    /// Reset the write pointers of the zones of `len` bytes at `offset` (`BLKRESETZONE` on a
+    /// zoned block device, a zone reset on an emulated device). Result 0 or `-errno`.
+    ZoneReset,
 }
 
 /// One I/O handed to an engine.
@@ -86,13 +100,34 @@ pub struct Io {
     pub len: u32,
 }
 
-/// A finished I/O: the slot and the result (bytes transferred, or `-errno`).
+/// A finished I/O: the slot, the result (bytes transferred, or `-errno`) and when it completed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Completion {
     /// The slot of the I/O.
     pub tag: u32,
     /// Bytes transferred (the length for a trim, 0 for a sync), or a negative errno.
     pub result: i32,
+    /// When it completed, in nanoseconds of the engine's clock ([`EngineConfig::clock`]): for an
+    /// engine over the kernel, the moment `getevents` saw it; for an in-process device, the
+    /// device's own completion time.
+    pub at_ns: u64,
+}
+
+impl Completion {
+    /// A completion whose time the engine stamps when it hands it back.
+    pub(crate) fn new(tag: u32, result: i32) -> Completion {
+        Completion { tag, result, at_ns: 0 }
+    }
+}
+
+/// Stamp the completions appended to `out` since it held `from` entries with `clock`'s time.
+pub(crate) fn stamp(out: &mut [Completion], from: usize, clock: &RealClock) {
+    if out.len() > from {
+        let now = clock.now_ns();
+        for c in &mut out[from..] {
+            c.at_ns = now;
+        }
+    }
 }
 
 /// What `queue` did with an I/O.
@@ -124,6 +159,8 @@ pub struct EngineConfig {
     pub files: Vec<OwnedFd>,
     /// Engine options by name (fio's engine-specific options such as `hipri`, `fixedbufs`).
     pub options: Vec<(String, Option<String>)>,
+    /// The clock completions are stamped with (the job's clock, so both share one time base).
+    pub clock: RealClock,
 }
 
 /// Why an engine could not be set up or used.
@@ -474,6 +511,28 @@ pub(crate) fn trim(t: &Target, offset: u64, len: u32) -> i32 {
     match r {
         Ok(()) => len as i32,
         Err(e) => sys::neg_errno(&e),
+    }
+}
+
+/// Reset the zones of `len` bytes at `offset` of a zoned block device (`BLKRESETZONE`): 0 or
+/// `-errno`. Anything but a block device has no zones to reset: `-EOPNOTSUPP`.
+pub(crate) fn reset_zones(t: &Target, offset: u64, len: u32) -> i32 {
+    if t.kind != FileKind::Block {
+        return -libc::EOPNOTSUPP;
+    }
+    match zonekit_dev::linux::sys::blkresetzone(t.fd(), offset >> 9, u64::from(len) >> 9) {
+        Ok(()) => 0,
+        Err(e) => sys::neg_errno(&e),
+    }
+}
+
+/// The operations every engine runs inline, whatever its queue: trims, syncs and zone resets.
+pub(crate) fn inline_op(t: &Target, io: &Io) -> i32 {
+    match io.ddir {
+        Ddir::Trim => trim(t, io.offset, io.len),
+        Ddir::ZoneReset => reset_zones(t, io.offset, io.len),
+        Ddir::Sync | Ddir::DataSync => sync_file(t, io.ddir == Ddir::DataSync),
+        Ddir::Read | Ddir::Write => -libc::EINVAL,
     }
 }
 

@@ -6,7 +6,8 @@
 
 use std::io;
 
-use super::{Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, hand_back};
+use super::{Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, hand_back, stamp};
+use crate::clock::RealClock;
 use crate::sys::buf::SlotBuffers;
 
 pub(crate) struct NullEngine {
@@ -16,6 +17,7 @@ pub(crate) struct NullEngine {
     in_flight: Vec<bool>,
     queued: Vec<Completion>,
     events: Vec<Completion>,
+    clock: RealClock,
 }
 
 impl NullEngine {
@@ -30,6 +32,7 @@ impl NullEngine {
             in_flight: vec![false; depth],
             queued: Vec::with_capacity(depth),
             events: Vec::with_capacity(depth),
+            clock: config.clock,
         })
     }
 }
@@ -56,7 +59,7 @@ impl Engine for NullEngine {
         }
         let result = match io.ddir {
             Ddir::Read | Ddir::Write | Ddir::Trim => io.len as i32,
-            Ddir::Sync | Ddir::DataSync => 0,
+            Ddir::Sync | Ddir::DataSync | Ddir::ZoneReset => 0,
         };
         if self.sync {
             return Queued::Completed(result);
@@ -65,7 +68,7 @@ impl Engine for NullEngine {
             return Queued::Busy;
         }
         self.in_flight[tag] = true;
-        self.queued.push(Completion { tag: io.tag, result });
+        self.queued.push(Completion::new(io.tag, result));
         Queued::Queued
     }
 
@@ -78,6 +81,9 @@ impl Engine for NullEngine {
     }
 
     fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
-        Ok(hand_back(min, &mut self.events, &mut self.in_flight, out))
+        let from = out.len();
+        let n = hand_back(min, &mut self.events, &mut self.in_flight, out);
+        stamp(out, from, &self.clock);
+        Ok(n)
     }
 }

@@ -6,8 +6,9 @@ use std::os::unix::fs::FileExt;
 
 use super::{
     Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, Target, check_len, hand_back,
-    io_result, sync_file, trim,
+    inline_op, io_result, stamp,
 };
+use crate::clock::RealClock;
 use crate::sys;
 
 /// Which system calls a synchronous engine makes.
@@ -141,10 +142,9 @@ impl Engine for SyncEngine {
     fn queue(&mut self, io: &Io) -> Queued {
         Queued::Completed(match io.ddir {
             Ddir::Read | Ddir::Write => self.transfer(io),
-            Ddir::Trim | Ddir::Sync | Ddir::DataSync => match self.files.get(io.file as usize) {
+            _ => match self.files.get(io.file as usize) {
                 None => -libc::EBADF,
-                Some(t) if io.ddir == Ddir::Trim => trim(t, io.offset, io.len),
-                Some(t) => sync_file(t, io.ddir == Ddir::DataSync),
+                Some(t) => inline_op(t, io),
             },
         })
     }
@@ -175,6 +175,7 @@ pub(crate) struct Vsync {
     next_offset: u64,
     in_flight: Vec<bool>,
     events: Vec<Completion>,
+    clock: RealClock,
 }
 
 impl Vsync {
@@ -192,6 +193,7 @@ impl Vsync {
             run_start: 0,
             next_offset: u64::MAX,
             events: Vec::new(),
+            clock: config.clock,
         })
     }
 }
@@ -220,12 +222,7 @@ impl Engine for Vsync {
             return Queued::Busy;
         }
         if !rw {
-            let t = &self.files[io.file as usize];
-            return Queued::Completed(if io.ddir == Ddir::Trim {
-                trim(t, io.offset, io.len)
-            } else {
-                sync_file(t, io.ddir == Ddir::DataSync)
-            });
+            return Queued::Completed(inline_op(&self.files[io.file as usize], io));
         }
         if let Err(e) = check_len(&self.bufs, io) {
             return Queued::Completed(e);
@@ -280,13 +277,16 @@ impl Engine for Vsync {
                     this as i32
                 }
             };
-            self.events.push(Completion { tag, result: r });
+            self.events.push(Completion::new(tag, r));
         }
         self.run.clear();
         Ok(n)
     }
 
     fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
-        Ok(hand_back(min, &mut self.events, &mut self.in_flight, out))
+        let from = out.len();
+        let n = hand_back(min, &mut self.events, &mut self.in_flight, out);
+        stamp(out, from, &self.clock);
+        Ok(n)
     }
 }

@@ -65,7 +65,8 @@ fn open_rw(path: &Path, size: u64, direct: bool) -> OwnedFd {
 }
 
 fn make(name: &str, depth: u32, files: Vec<OwnedFd>, options: Vec<(String, Option<String>)>) -> Box<dyn Engine> {
-    let config = EngineConfig { depth, buffer_size: 16384, buffer_align: 4096, files, options };
+    let config =
+        EngineConfig { depth, buffer_size: 16384, buffer_align: 4096, files, options, clock: RealClock::new() };
     open_engine(name, config).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
@@ -391,7 +392,14 @@ fn engines_built_on_one_thread_run_on_another() {
 
 #[test]
 fn names_and_options_are_checked() {
-    let cfg = || EngineConfig { depth: 1, buffer_size: 4096, buffer_align: 0, files: vec![], options: vec![] };
+    let cfg = || EngineConfig {
+        depth: 1,
+        buffer_size: 4096,
+        buffer_align: 0,
+        files: vec![],
+        options: vec![],
+        clock: RealClock::new(),
+    };
     let err = |name: &str, options: Vec<(String, Option<String>)>| {
         open_engine(name, EngineConfig { options, ..cfg() }).err().map(|e| e.to_string()).unwrap_or_default()
     };
@@ -472,6 +480,7 @@ fn every_engine_has_help_and_an_option_list() {
                 buffer_align: 0,
                 files: vec![],
                 options: vec![(opt.to_string(), Some("1".to_string()))],
+                clock: RealClock::new(),
             };
             let e = open_engine(name, config).err().unwrap().to_string();
             assert!(e.contains(opt) && e.contains("not supported by zonekit"), "{name} {opt}: {e}");

@@ -7,7 +7,10 @@
 
 use std::io;
 
-use super::{Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, Target, trim};
+use super::{
+    Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, Target, inline_op, stamp,
+};
+use crate::clock::RealClock;
 use crate::sys::uring::{PushError, Ring, RingSetup, Rw, Xfer};
 
 /// fio's io_uring options that zonekit honours (`cmd_type`, which only io_uring_cmd uses, is taken
@@ -34,6 +37,7 @@ pub(crate) struct UringEngine {
     /// `force_async=N`: every Nth I/O gets `IOSQE_ASYNC`.
     force_async: u32,
     prepped: u32,
+    clock: RealClock,
 }
 
 impl UringEngine {
@@ -66,7 +70,7 @@ impl UringEngine {
         let common = Common::new(NAME, &mut config)?;
         let fds = common.raw_fds();
         let ring = Ring::new(setup, common.bufs, fds).map_err(|source| EngineError::Setup { engine: NAME, source })?;
-        Ok(UringEngine { ring, files: common.files, rw_flags, force_async, prepped: 0 })
+        Ok(UringEngine { ring, files: common.files, rw_flags, force_async, prepped: 0, clock: config.clock })
     }
 
     #[inline]
@@ -111,11 +115,11 @@ impl Engine for UringEngine {
                 self.ring.push_rw(io.tag as usize, &x)
             }
             Ddir::Sync | Ddir::DataSync => self.ring.push_fsync(io.tag as usize, file, io.ddir == Ddir::DataSync),
-            Ddir::Trim => {
-                // As fio: trims run inline, once the queued I/Os are committed.
+            Ddir::Trim | Ddir::ZoneReset => {
+                // As fio: trims (and zone resets) run inline, once the queued I/Os are committed.
                 match self.ring.claim(io.tag as usize) {
                     Ok(()) if self.ring.pending() == 0 => {
-                        return Queued::Completed(trim(&self.files[file], io.offset, io.len));
+                        return Queued::Completed(inline_op(&self.files[file], io));
                     }
                     Ok(()) => Err(PushError::Busy),
                     Err(e) => Err(e),
@@ -136,6 +140,9 @@ impl Engine for UringEngine {
 
     #[inline]
     fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
-        self.ring.getevents(min, out)
+        let from = out.len();
+        let n = self.ring.getevents(min, out)?;
+        stamp(out, from, &self.clock);
+        Ok(n)
     }
 }

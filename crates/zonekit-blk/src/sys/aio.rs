@@ -207,7 +207,7 @@ impl Aio {
                     let tag = self.queue[self.queue_start];
                     self.queue_start += 1;
                     self.in_kernel += 1;
-                    self.refused.push(Completion { tag, result: -errno.unwrap_or(libc::EIO) });
+                    self.refused.push(Completion::new(tag, -errno.unwrap_or(libc::EIO)));
                 }
             }
         }
@@ -220,7 +220,7 @@ impl Aio {
             *b = false;
         }
         self.in_kernel -= 1;
-        out.push(Completion { tag: tag as u32, result: ev.res as i32 });
+        out.push(Completion::new(tag as u32, ev.res as i32));
     }
 
     /// Take completions from the ring mapped at the context address, without a system call.

@@ -328,7 +328,7 @@ impl Ring {
             if let Some(b) = self.busy.get_mut(tag) {
                 *b = false;
             }
-            out.push(Completion { tag: tag as u32, result: cqe.result() });
+            out.push(Completion::new(tag as u32, cqe.result()));
             n += 1;
         }
         self.in_kernel = self.in_kernel.saturating_sub(n as u32);
