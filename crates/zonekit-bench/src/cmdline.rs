@@ -106,6 +106,9 @@ pub struct Invocation {
     pub showcmd: Vec<String>,
     /// Notes for stderr (accepted-and-ignored command-line options such as `--debug`).
     pub notes: Vec<String>,
+    /// `--zone-report-out=FILE` (zonekit's own): write the zones of every zoned target after the
+    /// run, in blkzone's format.
+    pub zone_report_out: Option<PathBuf>,
 }
 
 impl Invocation {
@@ -173,6 +176,11 @@ pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
     ("trigger-remote", Arg::Required, "refused (triggers)"),
     ("aux-path", Arg::Required, "accepted (where fio puts auxiliary files)"),
     ("merge-blktrace-only", Arg::None, "refused (blktrace merging)"),
+    (
+        "zone-report-out",
+        Arg::Required,
+        "zonekit: write every zoned target's zones after the run to this file, in blkzone's format",
+    ),
 ];
 
 /// A long option the command line can name.
@@ -283,6 +291,7 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
         global_options: Vec::new(),
         showcmd: Vec::new(),
         notes: Vec::new(),
+        zone_report_out: None,
     };
     let mut cmd_sections: Vec<CmdSection> = vec![CmdSection { job: None, entries: Vec::new() }];
     let mut skipping = false;
@@ -523,6 +532,12 @@ fn run_option(
             _ => return Err(bad("expected a terse version from 2 to 5")),
         },
         "aux-path" => inv.aux_path = Some(PathBuf::from(arg)),
+        "zone-report-out" => {
+            if arg.is_empty() {
+                return Err(bad("needs a file name"));
+            }
+            inv.zone_report_out = Some(PathBuf::from(arg));
+        }
         "server" | "daemonize" | "client" | "remote-config" => {
             return Err(BenchError::Usage(format!("--{name}: fio's client/server mode is not supported by zonekit")));
         }

@@ -1,14 +1,20 @@
-//! One job's I/O loop (fio's `do_io`): take the workload's next I/O, hand it to the engine, keep up
-//! to `iodepth` in flight, reap completions, and record each one in the job's statistics.
+//! One job's I/O loop (fio's `do_io`): take the workload's next I/O, let the zone policy place it
+//! (`zonemode=zbd`), hand it to the engine, keep up to `iodepth` in flight, reap completions, and
+//! record each one in the job's statistics.
 //!
-//! Times are nanoseconds of the real clock since the job's epoch (its start, then the end of
+//! Times are nanoseconds of the job's clock since the job's epoch (its start, then the end of
 //! `ramp_time`). For synchronous engines an I/O's issue is its start and there is no submission
 //! latency; for asynchronous ones `slat` runs from the I/O's preparation to the end of the
-//! `commit` that sent it, `clat` from there to its reaping, `lat` from preparation to reaping.
+//! `commit` that sent it, `clat` from there to its completion (the time the engine stamps on it),
+//! `lat` from preparation to completion.
+//!
+//! The loop is an `async` function: it waits only where the zone policy waits (for a zone another
+//! job holds), which [`crate::executor::block_on`] turns into parking the job's thread.
 
 use crate::rng::Rng;
 use crate::stats::{Ddir as StatDdir, ThreadStats};
-use crate::workload::{Dir, NextIo, Workload};
+use crate::workload::{Dir, NextIo, Proposal, Workload, ZoneHooks};
+use crate::zbd::{Decision, JobIo, ZoneIo, ZoneJob};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -83,6 +89,8 @@ pub struct LoopConfig {
     pub seed: u64,
     /// Name of each file, for error messages.
     pub file_names: Vec<String>,
+    /// The job's index in the run (0-based), for the zone policy's locks.
+    pub job_id: u32,
 }
 
 /// How the loop ended.
@@ -92,6 +100,8 @@ pub struct LoopEnd {
     pub io_runtime_ns: u64,
     /// The first fatal error, as fio reports it (`io_u error on file …`), with its errno.
     pub error: Option<(i32, String)>,
+    /// Lines fio would print with `log_err` while the job ran (zone policy messages).
+    pub log: Vec<String>,
 }
 
 fn engine_ddir(d: Dir) -> Ddir {
@@ -113,170 +123,79 @@ fn stat_ddir(d: Dir) -> Option<StatDdir> {
     }
 }
 
+/// One slot: the I/O in it, when it was prepared and committed, and the zone it holds locked.
 #[derive(Debug, Clone, Copy, Default)]
 struct Slot {
     io: Option<NextIo>,
     start: u64,
     issue: u64,
+    zone: Option<u32>,
 }
 
-/// The state of one running job.
-pub struct JobLoop<'a> {
+/// An I/O ready to be issued: where it goes, and the zone it holds locked (`zonemode=zbd`).
+#[derive(Debug, Clone, Copy)]
+struct Issue {
+    io: NextIo,
+    zone: Option<u32>,
+}
+
+/// The zone policies of a job's files, as the workload asks them.
+struct Hooks<'z>(&'z [Option<ZoneJob>]);
+
+impl ZoneHooks for Hooks<'_> {
+    fn adjust_dir(&self, file: usize, dir: Dir) -> Dir {
+        match self.0.get(file) {
+            Some(Some(z)) => z.adjust_dir(dir),
+            _ => dir,
+        }
+    }
+
+    fn capacity_jump(&self, file: usize, dir: Dir, pos: u64) -> Option<u64> {
+        self.0.get(file)?.as_ref()?.capacity_jump(dir, pos)
+    }
+
+    fn zone_end_and_wp(&self, file: usize, pos: u64) -> (u64, u64) {
+        match self.0.get(file) {
+            Some(Some(z)) => z.zone_end_and_wp(pos),
+            _ => (u64::MAX, u64::MAX),
+        }
+    }
+
+    fn file_reset(&self, file: usize) {
+        if let Some(Some(z)) = self.0.get(file) {
+            z.file_reset();
+        }
+    }
+}
+
+/// The engine side of a job: slots, in-flight accounting, completion and statistics. The zone
+/// policy drives it through [`JobIo`] (draining it, resetting zones).
+struct Core<'a> {
     engine: &'a mut dyn Engine,
-    workload: &'a mut Workload,
     stats: &'a mut ThreadStats,
     cfg: LoopConfig,
-    terminate: Arc<AtomicBool>,
     progress: Arc<Progress>,
     clock: RealClock,
-    /// Offset of the statistics epoch from `begun` (moves at the end of the ramp).
+    /// Offset of the statistics epoch from the clock's origin (moves at the end of the ramp).
     epoch_ns: u64,
     ramping: bool,
-    rng: Rng,
-    scramble: u64,
     slots: Vec<Slot>,
     free: Vec<u32>,
     pending: Vec<u32>,
     inflight: u32,
-    exhausted: bool,
-    /// Filling the queue (cleared when it is full, set again at `depth_low`).
-    filling: bool,
-    next_tick: u64,
     last_done: u64,
     error: Option<(i32, String)>,
+    log: Vec<String>,
     reaped: Vec<Completion>,
-    /// An I/O the engine answered `Busy` to: it goes again after a commit and a reap.
-    retry: Option<NextIo>,
+    zones: Arc<[Option<ZoneJob>]>,
     progress_every: u32,
     since_progress: u32,
 }
 
-impl<'a> JobLoop<'a> {
-    /// A job loop that starts now.
-    pub fn new(
-        engine: &'a mut dyn Engine,
-        workload: &'a mut Workload,
-        stats: &'a mut ThreadStats,
-        cfg: LoopConfig,
-        terminate: Arc<AtomicBool>,
-        progress: Arc<Progress>,
-    ) -> JobLoop<'a> {
-        let depth = cfg.depth.max(1);
-        let ramping = !cfg.ramp.is_zero();
-        progress.state.store(if ramping { 1 } else { 2 }, Ordering::Relaxed);
-        let mut rng = Rng::new(cfg.seed ^ 0xb0ff);
-        for tag in 0..depth {
-            let buf = engine.buffer(tag);
-            match cfg.fill {
-                BufferFill::Zero => buf.fill(0),
-                _ => fill_random(&mut rng, buf),
-            }
-        }
-        JobLoop {
-            engine,
-            workload,
-            stats,
-            terminate,
-            progress,
-            clock: RealClock::new(),
-            epoch_ns: 0,
-            ramping,
-            rng,
-            scramble: 0,
-            slots: vec![Slot::default(); depth as usize],
-            free: (0..depth).rev().collect(),
-            pending: Vec::with_capacity(depth as usize),
-            inflight: 0,
-            exhausted: false,
-            filling: true,
-            next_tick: 0,
-            last_done: 0,
-            error: None,
-            reaped: Vec::with_capacity(depth as usize),
-            retry: None,
-            progress_every: 64,
-            since_progress: 0,
-            cfg,
-        }
-    }
-
+impl Core<'_> {
     #[inline]
     fn now(&self) -> u64 {
         self.clock.now_ns()
-    }
-
-    /// Run until the workload is done, the deadline passes, an error stops the job, or the run
-    /// is terminated; every in-flight I/O is reaped before returning.
-    pub fn run(mut self) -> LoopEnd {
-        if self.engine.is_sync() {
-            let now = self.now();
-            self.housekeeping(now);
-            while !(self.exhausted || self.error.is_some() || self.terminate.load(Ordering::Relaxed)) {
-                // The completion time of one I/O is the clock reading of the next housekeeping.
-                let done = self.step_sync();
-                self.housekeeping(done);
-            }
-        } else {
-            loop {
-                let now = self.now();
-                self.housekeeping(now);
-                let stop = self.exhausted || self.error.is_some() || self.terminate.load(Ordering::Relaxed);
-                if !self.filling && self.inflight <= self.cfg.depth_low {
-                    self.filling = true;
-                }
-                if !stop && self.filling {
-                    self.fill_queue();
-                    if self.free.is_empty() {
-                        self.filling = false;
-                    }
-                }
-                if !self.pending.is_empty() {
-                    self.commit();
-                }
-                if self.inflight == 0 {
-                    if stop || self.exhausted {
-                        break;
-                    }
-                    continue;
-                }
-                let must_wait = self.free.is_empty() || !self.filling || self.exhausted || stop || self.retry.is_some();
-                let min = if must_wait { self.cfg.batch_complete_min.max(1) as usize } else { 0 };
-                self.reap(min);
-            }
-        }
-        self.flush_progress();
-        self.progress.state.store(3, Ordering::Relaxed);
-        LoopEnd { io_runtime_ns: self.last_done.saturating_sub(self.epoch_ns), error: self.error.take() }
-    }
-
-    fn housekeeping(&mut self, now: u64) {
-        if let Some(dl) = self.cfg.deadline
-            && now >= dl.as_nanos() as u64
-        {
-            self.exhausted = true;
-        }
-        if self.ramping && now >= self.cfg.ramp.as_nanos() as u64 {
-            // fio resets every statistic at the end of the ramp: the epoch starts again.
-            self.ramping = false;
-            self.epoch_ns = now;
-            *self.stats = ThreadStats::new(self.stats.config());
-            self.next_tick = 0;
-            self.progress.state.store(2, Ordering::Relaxed);
-        }
-        let rel = now.saturating_sub(self.epoch_ns);
-        if self.progress.snapshot_wanted.load(Ordering::Relaxed) {
-            self.progress.snapshot_wanted.store(false, Ordering::Relaxed);
-            let mut copy = self.stats.clone();
-            let js = copy.finish(rel, rel, crate::stats::CpuTimes::default());
-            if let Ok(mut slot) = self.progress.snapshot.lock() {
-                *slot = Some(js);
-            }
-        }
-        if !self.ramping && rel >= self.next_tick {
-            let ms = self.stats.tick(rel);
-            self.next_tick = rel + ms.clamp(1, 100) * 1_000_000;
-            self.flush_progress();
-        }
     }
 
     fn flush_progress(&mut self) {
@@ -289,118 +208,12 @@ impl<'a> JobLoop<'a> {
         self.since_progress = 0;
     }
 
-    fn prepare(&mut self, tag: u32, io: &NextIo) {
-        if io.dir != Dir::Write {
-            return;
-        }
-        let len = io.len as usize;
-        let fill = self.cfg.fill;
-        let buf = &mut self.engine.buffer(tag)[..len];
-        match fill {
-            BufferFill::Refill => fill_random(&mut self.rng, buf),
-            BufferFill::Scramble => {
-                // fio's scramble: stamp the offset and a counter into each 512-byte block.
-                self.scramble = self.scramble.wrapping_add(1);
-                let stamp = io.offset ^ self.scramble.rotate_left(32);
-                for block in buf.chunks_exact_mut(512) {
-                    block[..8].copy_from_slice(&stamp.to_le_bytes());
-                }
-            }
-            BufferFill::Zero | BufferFill::Once => {}
-        }
+    fn zone_of(&self, io: &NextIo) -> Option<&ZoneJob> {
+        self.zones.get(io.file).and_then(Option::as_ref)
     }
 
-    /// One synchronous I/O: issue, complete, record. Returns the clock at completion.
-    fn step_sync(&mut self) -> u64 {
-        let Some(io) = self.workload.next() else {
-            self.exhausted = true;
-            return self.now();
-        };
-        self.prepare(0, &io);
-        let eio = Io { tag: 0, ddir: engine_ddir(io.dir), file: io.file as u32, offset: io.offset, len: io.len as u32 };
-        let start = self.now();
-        let res = match self.engine.queue(&eio) {
-            Queued::Completed(r) => r,
-            Queued::Queued | Queued::Busy => {
-                // An engine that is not really synchronous: commit and wait for it.
-                let _ = self.engine.commit();
-                self.reaped.clear();
-                let _ = self.engine.getevents(1, &mut self.reaped);
-                self.reaped.first().map_or(-libc::EIO, |c| c.result)
-            }
-        };
-        let done = self.now();
-        if !self.ramping {
-            match stat_ddir(io.dir) {
-                Some(d) => self.stats.issued(d),
-                None => self.stats.sync_issued(),
-            }
-            self.stats.queued(1, 1);
-            self.stats.submitted(1);
-            self.stats.completed(1);
-        }
-        self.complete(io, res, start, start, done);
-        done
-    }
-
-    fn fill_queue(&mut self) {
-        let batch = self.cfg.batch_submit.max(1) as usize;
-        while let Some(&tag) = self.free.last() {
-            let Some(io) = self.retry.take().or_else(|| self.workload.next()) else {
-                self.exhausted = true;
-                return;
-            };
-            self.prepare(tag, &io);
-            let eio =
-                Io { tag, ddir: engine_ddir(io.dir), file: io.file as u32, offset: io.offset, len: io.len as u32 };
-            let start = self.now();
-            match self.engine.queue(&eio) {
-                Queued::Queued => {
-                    self.free.pop();
-                    self.slots[tag as usize] = Slot { io: Some(io), start, issue: start };
-                    self.pending.push(tag);
-                    self.inflight += 1;
-                    if !self.ramping {
-                        match stat_ddir(io.dir) {
-                            Some(d) => self.stats.issued(d),
-                            None => self.stats.sync_issued(),
-                        }
-                    }
-                    if self.pending.len() >= batch {
-                        self.commit();
-                    }
-                }
-                Queued::Completed(res) => {
-                    let done = self.now();
-                    if !self.ramping {
-                        match stat_ddir(io.dir) {
-                            Some(d) => self.stats.issued(d),
-                            None => self.stats.sync_issued(),
-                        }
-                        self.stats.queued(self.inflight + 1, 1);
-                    }
-                    self.complete(io, res, start, start, done);
-                }
-                Queued::Busy => {
-                    // Not now (the engine waits for its queued I/Os to be committed, or its queue
-                    // is full): commit, reap, and queue this I/O again.
-                    self.retry = Some(io);
-                    if self.pending.is_empty() && self.inflight == 0 {
-                        // Nothing to wait for: the engine cannot take this I/O at all.
-                        self.retry = None;
-                        if let Some(d) = stat_ddir(io.dir)
-                            && !self.ramping
-                        {
-                            self.stats.dropped_io(d);
-                        }
-                    }
-                    return;
-                }
-            }
-            if self.error.is_some() {
-                return;
-            }
-        }
+    fn zone_io(io: &NextIo) -> ZoneIo {
+        ZoneIo { dir: io.dir, offset: io.offset, len: io.len }
     }
 
     fn commit(&mut self) {
@@ -426,6 +239,7 @@ impl<'a> JobLoop<'a> {
         self.pending.clear();
     }
 
+    /// Wait for at least `min` completions (0: take what is ready) and complete them.
     fn reap(&mut self, min: usize) {
         self.reaped.clear();
         let mut reaped = std::mem::take(&mut self.reaped);
@@ -444,7 +258,6 @@ impl<'a> JobLoop<'a> {
             self.reaped = reaped;
             return;
         }
-        let done = self.now();
         if !self.ramping {
             self.stats.completed(reaped.len() as u32);
         }
@@ -453,13 +266,18 @@ impl<'a> JobLoop<'a> {
             self.inflight -= 1;
             self.free.push(c.tag);
             if let Some(io) = slot.io {
-                self.complete(io, c.result, slot.start, slot.issue, done);
+                if let Some(z) = slot.zone
+                    && let Some(zj) = self.zone_of(&io)
+                {
+                    zj.completed(&Self::zone_io(&io), z, self.cfg.job_id);
+                }
+                self.complete(io, i64::from(c.result), slot.start, slot.issue, c.at_ns);
             }
         }
         self.reaped = reaped;
     }
 
-    fn complete(&mut self, io: NextIo, res: i32, start: u64, issue: u64, done: u64) {
+    fn complete(&mut self, io: NextIo, res: i64, start: u64, issue: u64, done: u64) {
         self.last_done = done;
         if self.ramping {
             return;
@@ -467,6 +285,7 @@ impl<'a> JobLoop<'a> {
         let now = done.saturating_sub(self.epoch_ns);
         let start = start.max(self.epoch_ns);
         let issue = issue.max(start);
+        let done = done.max(issue);
         match stat_ddir(io.dir) {
             None => {
                 if res < 0 {
@@ -477,7 +296,7 @@ impl<'a> JobLoop<'a> {
             }
             Some(d) => {
                 if res < 0 {
-                    self.stats.io_error(d, -res);
+                    self.stats.io_error(d, (-res) as i32);
                     self.fail(io, res);
                     return;
                 }
@@ -495,8 +314,8 @@ impl<'a> JobLoop<'a> {
         }
     }
 
-    fn fail(&mut self, io: NextIo, res: i32) {
-        let errno = -res;
+    fn fail(&mut self, io: NextIo, res: i64) {
+        let errno = (-res) as i32;
         let fatal = match self.cfg.errors {
             ErrorPolicy::Stop => true,
             ErrorPolicy::Continue { read, write } => match io.dir {
@@ -519,6 +338,432 @@ impl<'a> JobLoop<'a> {
                 errno,
                 format!("io_u error on file {file}: {text}: {what} offset={}, buflen={}", io.offset, io.len),
             ));
+        }
+    }
+}
+
+impl JobIo for Core<'_> {
+    fn job_id(&self) -> u32 {
+        self.cfg.job_id
+    }
+
+    fn sync_engine(&self) -> bool {
+        self.engine.is_sync()
+    }
+
+    async fn quiesce(&mut self) {
+        if !self.pending.is_empty() {
+            self.commit();
+        }
+        while self.inflight > 0 {
+            let before = self.inflight;
+            self.reap(1);
+            if self.inflight == before && self.error.is_some() {
+                break;
+            }
+        }
+    }
+
+    async fn reset_zones(&mut self, file: usize, offset: u64, len: u64) -> i32 {
+        let Ok(len) = u32::try_from(len) else { return -libc::EINVAL };
+        loop {
+            // Any slot will do: a reset carries no data, and engines run it inline.
+            let tag = self.free.last().copied().unwrap_or(0);
+            let io = Io { tag, ddir: Ddir::ZoneReset, file: file as u32, offset, len };
+            match self.engine.queue(&io) {
+                Queued::Completed(r) => return r,
+                Queued::Busy => {
+                    // The engine runs it once what is queued is sent: send it, and make room.
+                    if !self.pending.is_empty() {
+                        self.commit();
+                    } else if self.inflight > 0 {
+                        self.reap(1);
+                    } else {
+                        return -libc::EBUSY;
+                    }
+                }
+                Queued::Queued => {
+                    // An engine that queues resets: wait for this one.
+                    let _ = self.engine.commit();
+                    let mut out = Vec::new();
+                    loop {
+                        out.clear();
+                        if self.engine.getevents(1, &mut out).is_err() || out.is_empty() {
+                            return -libc::EIO;
+                        }
+                        if let Some(c) = out.iter().find(|c| c.tag == tag) {
+                            return c.result;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn zone_reset_done(&mut self) {
+        self.stats.zone_reset();
+    }
+
+    fn verror(&mut self, errno: i32, func: &str) {
+        self.error.get_or_insert((errno, func.to_string()));
+    }
+
+    fn log_err(&mut self, line: String) {
+        self.log.push(line);
+    }
+}
+
+/// The state of one running job.
+pub struct JobLoop<'a> {
+    core: Core<'a>,
+    workload: &'a mut Workload,
+    terminate: Arc<AtomicBool>,
+    rng: Rng,
+    scramble: u64,
+    exhausted: bool,
+    /// Filling the queue (cleared when it is full, set again at `depth_low`).
+    filling: bool,
+    next_tick: u64,
+    /// An I/O the engine answered `Busy` to: it goes again after a commit and a reap.
+    retry: Option<Issue>,
+}
+
+impl<'a> JobLoop<'a> {
+    /// A job loop over `engine`, timed by `clock` (the clock the engine stamps completions with),
+    /// with the zone policy of each file (`None` for a file without zones).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        engine: &'a mut dyn Engine,
+        workload: &'a mut Workload,
+        stats: &'a mut ThreadStats,
+        cfg: LoopConfig,
+        terminate: Arc<AtomicBool>,
+        progress: Arc<Progress>,
+        clock: RealClock,
+        zones: Vec<Option<ZoneJob>>,
+    ) -> JobLoop<'a> {
+        let depth = cfg.depth.max(1);
+        let ramping = !cfg.ramp.is_zero();
+        progress.state.store(if ramping { 1 } else { 2 }, Ordering::Relaxed);
+        let mut rng = Rng::new(cfg.seed ^ 0xb0ff);
+        for tag in 0..depth {
+            let buf = engine.buffer(tag);
+            match cfg.fill {
+                BufferFill::Zero => buf.fill(0),
+                _ => fill_random(&mut rng, buf),
+            }
+        }
+        for z in zones.iter().flatten() {
+            z.file.add_job(cfg.job_id);
+        }
+        let epoch_ns = clock.now_ns();
+        JobLoop {
+            core: Core {
+                engine,
+                stats,
+                progress,
+                clock,
+                epoch_ns,
+                ramping,
+                slots: vec![Slot::default(); depth as usize],
+                free: (0..depth).rev().collect(),
+                pending: Vec::with_capacity(depth as usize),
+                inflight: 0,
+                last_done: epoch_ns,
+                error: None,
+                log: Vec::new(),
+                reaped: Vec::with_capacity(depth as usize),
+                zones: zones.into(),
+                progress_every: 64,
+                since_progress: 0,
+                cfg,
+            },
+            workload,
+            terminate,
+            rng,
+            scramble: 0,
+            exhausted: false,
+            filling: true,
+            next_tick: 0,
+            retry: None,
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.exhausted || self.core.error.is_some() || self.terminate.load(Ordering::Relaxed)
+    }
+
+    /// Run until the workload is done, the deadline passes, an error stops the job, or the run
+    /// is terminated; every in-flight I/O is reaped before returning.
+    pub async fn run(mut self) -> LoopEnd {
+        let start = self.core.epoch_ns;
+        if self.core.engine.is_sync() {
+            let now = self.core.now();
+            self.housekeeping(now, start);
+            while !self.stopped() {
+                // The completion time of one I/O is the clock reading of the next housekeeping.
+                let done = self.step_sync().await;
+                self.housekeeping(done, start);
+            }
+        } else {
+            loop {
+                let now = self.core.now();
+                self.housekeeping(now, start);
+                let stop = self.stopped();
+                if !self.filling && self.core.inflight <= self.core.cfg.depth_low {
+                    self.filling = true;
+                }
+                if !stop && self.filling {
+                    self.fill_queue().await;
+                    if self.core.free.is_empty() {
+                        self.filling = false;
+                    }
+                }
+                if !self.core.pending.is_empty() {
+                    self.core.commit();
+                }
+                if self.core.inflight == 0 {
+                    if stop || self.exhausted {
+                        break;
+                    }
+                    continue;
+                }
+                let must_wait = self.core.free.is_empty()
+                    || !self.filling
+                    || self.exhausted
+                    || stop
+                    || self.retry.is_some()
+                    || self.core.error.is_some();
+                let min = if must_wait { self.core.cfg.batch_complete_min.max(1) as usize } else { 0 };
+                self.core.reap(min);
+            }
+        }
+        if let Some(r) = self.retry.take() {
+            // Never issued: release what it holds.
+            if let (Some(z), Some(zj)) = (r.zone, self.core.zone_of(&r.io)) {
+                zj.file.unlock(z);
+            }
+        }
+        self.core.flush_progress();
+        self.core.progress.state.store(3, Ordering::Relaxed);
+        let c = &mut self.core;
+        LoopEnd {
+            io_runtime_ns: c.last_done.saturating_sub(c.epoch_ns),
+            error: c.error.take(),
+            log: std::mem::take(&mut c.log),
+        }
+    }
+
+    fn housekeeping(&mut self, now: u64, start: u64) {
+        let c = &mut self.core;
+        if let Some(dl) = c.cfg.deadline
+            && now.saturating_sub(start) >= dl.as_nanos() as u64
+        {
+            self.exhausted = true;
+        }
+        if c.ramping && now.saturating_sub(start) >= c.cfg.ramp.as_nanos() as u64 {
+            // fio resets every statistic at the end of the ramp: the epoch starts again.
+            c.ramping = false;
+            c.epoch_ns = now;
+            *c.stats = ThreadStats::new(c.stats.config());
+            self.next_tick = 0;
+            c.progress.state.store(2, Ordering::Relaxed);
+        }
+        let rel = now.saturating_sub(c.epoch_ns);
+        if c.progress.snapshot_wanted.load(Ordering::Relaxed) {
+            c.progress.snapshot_wanted.store(false, Ordering::Relaxed);
+            let mut copy = c.stats.clone();
+            let js = copy.finish(rel, rel, crate::stats::CpuTimes::default());
+            if let Ok(mut slot) = c.progress.snapshot.lock() {
+                *slot = Some(js);
+            }
+        }
+        if !c.ramping && rel >= self.next_tick {
+            let ms = c.stats.tick(rel);
+            self.next_tick = rel + ms.clamp(1, 100) * 1_000_000;
+            c.flush_progress();
+        }
+    }
+
+    fn prepare(&mut self, tag: u32, io: &NextIo) {
+        if io.dir != Dir::Write {
+            return;
+        }
+        let len = io.len as usize;
+        let fill = self.core.cfg.fill;
+        let buf = &mut self.core.engine.buffer(tag)[..len];
+        match fill {
+            BufferFill::Refill => fill_random(&mut self.rng, buf),
+            BufferFill::Scramble => {
+                // fio's scramble: stamp the offset and a counter into each 512-byte block.
+                self.scramble = self.scramble.wrapping_add(1);
+                let stamp = io.offset ^ self.scramble.rotate_left(32);
+                for block in buf.chunks_exact_mut(512) {
+                    block[..8].copy_from_slice(&stamp.to_le_bytes());
+                }
+            }
+            BufferFill::Zero | BufferFill::Once => {}
+        }
+    }
+
+    /// The job's next I/O, placed by the zone policy of its file; `None` when the job is done.
+    async fn next_io(&mut self) -> Option<Issue> {
+        let zones = self.core.zones.clone();
+        loop {
+            let p: Proposal = if zones.iter().any(Option::is_some) {
+                self.workload.propose(Some(&Hooks(&zones)))?
+            } else {
+                self.workload.propose(None)?
+            };
+            let zj = match zones.get(p.file) {
+                Some(Some(zj)) if p.dir.index().is_some() => zj,
+                _ => return Some(Issue { io: self.workload.accept(&p, p.offset, p.len), zone: None }),
+            };
+            let mut zio = ZoneIo { dir: p.dir, offset: p.offset, len: p.len };
+            match zj.adjust(&mut zio, &mut self.core).await {
+                Decision::Accept { zone } => {
+                    let io = self.workload.accept(&p, zio.offset, zio.len);
+                    if io.len == 0 {
+                        // Nothing left of it: let go of the zone and move on.
+                        if let Some(z) = zone {
+                            zj.file.unlock(z);
+                        }
+                        continue;
+                    }
+                    return Some(Issue { io, zone });
+                }
+                Decision::Eof => {
+                    if self.core.error.is_some() {
+                        return None;
+                    }
+                    self.workload.file_done(p.file);
+                }
+            }
+        }
+    }
+
+    /// Hand `issue` to the engine on slot `tag`: the queue answer, or the result of a trim the
+    /// zone policy turned into a zone reset.
+    async fn submit(&mut self, tag: u32, issue: &Issue) -> Queued {
+        let io = issue.io;
+        if io.dir == Dir::Trim
+            && let Some(zj) = self.core.zone_of(&io).cloned()
+            && let Some(r) = zj.trim(&Core::zone_io(&io), &mut self.core).await
+        {
+            return Queued::Completed(r.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32);
+        }
+        let eio = Io { tag, ddir: engine_ddir(io.dir), file: io.file as u32, offset: io.offset, len: io.len as u32 };
+        self.core.engine.queue(&eio)
+    }
+
+    /// What submission does to the zone the I/O holds (fio's `zbd_queue_io`).
+    fn zone_queued(&self, issue: &Issue, queued: bool, res: i32) {
+        if let (Some(z), Some(zj)) = (issue.zone, self.core.zone_of(&issue.io)) {
+            zj.queued(&Core::zone_io(&issue.io), z, queued, res < 0, self.core.cfg.job_id);
+        }
+    }
+
+    fn count_issue(&mut self, dir: Dir) {
+        if !self.core.ramping {
+            match stat_ddir(dir) {
+                Some(d) => self.core.stats.issued(d),
+                None => self.core.stats.sync_issued(),
+            }
+        }
+    }
+
+    /// One synchronous I/O: issue, complete, record. Returns the clock at completion.
+    async fn step_sync(&mut self) -> u64 {
+        let Some(issue) = self.next_io().await else {
+            self.exhausted = true;
+            return self.core.now();
+        };
+        let io = issue.io;
+        self.prepare(0, &io);
+        let start = self.core.now();
+        let res = match self.submit(0, &issue).await {
+            Queued::Completed(r) => r,
+            Queued::Queued | Queued::Busy => {
+                // An engine that is not really synchronous: commit and wait for it.
+                let _ = self.core.engine.commit();
+                self.core.reaped.clear();
+                let _ = self.core.engine.getevents(1, &mut self.core.reaped);
+                self.core.reaped.first().map_or(-libc::EIO, |c| c.result)
+            }
+        };
+        self.zone_queued(&issue, false, res);
+        let done = self.core.now();
+        self.count_issue(io.dir);
+        if !self.core.ramping {
+            self.core.stats.queued(1, 1);
+            self.core.stats.submitted(1);
+            self.core.stats.completed(1);
+        }
+        self.core.complete(io, i64::from(res), start, start, done);
+        done
+    }
+
+    async fn fill_queue(&mut self) {
+        let batch = self.core.cfg.batch_submit.max(1) as usize;
+        while let Some(&tag) = self.core.free.last() {
+            let issue = match self.retry.take() {
+                Some(r) => r,
+                None => match self.next_io().await {
+                    Some(i) => i,
+                    None => {
+                        self.exhausted = true;
+                        return;
+                    }
+                },
+            };
+            // The zone policy may have drained the queue: take a slot now.
+            let _ = tag;
+            let Some(&tag) = self.core.free.last() else { return };
+            let io = issue.io;
+            self.prepare(tag, &io);
+            let start = self.core.now();
+            match self.submit(tag, &issue).await {
+                Queued::Queued => {
+                    self.zone_queued(&issue, true, 0);
+                    let c = &mut self.core;
+                    c.free.pop();
+                    c.slots[tag as usize] = Slot { io: Some(io), start, issue: start, zone: issue.zone };
+                    c.pending.push(tag);
+                    c.inflight += 1;
+                    self.count_issue(io.dir);
+                    if self.core.pending.len() >= batch {
+                        self.core.commit();
+                    }
+                }
+                Queued::Completed(res) => {
+                    self.zone_queued(&issue, false, res);
+                    let done = self.core.now();
+                    self.count_issue(io.dir);
+                    if !self.core.ramping {
+                        self.core.stats.queued(self.core.inflight + 1, 1);
+                    }
+                    self.core.complete(io, i64::from(res), start, start, done);
+                }
+                Queued::Busy => {
+                    // Not now (the engine waits for its queued I/Os to be committed, or its queue
+                    // is full): commit, reap, and queue this I/O again.
+                    if self.core.pending.is_empty() && self.core.inflight == 0 {
+                        // Nothing to wait for: the engine cannot take this I/O at all.
+                        self.zone_queued(&issue, false, -libc::EBUSY);
+                        if let Some(d) = stat_ddir(io.dir)
+                            && !self.core.ramping
+                        {
+                            self.core.stats.dropped_io(d);
+                        }
+                    } else {
+                        self.retry = Some(issue);
+                    }
+                    return;
+                }
+            }
+            if self.core.error.is_some() {
+                return;
+            }
         }
     }
 }
@@ -630,13 +875,24 @@ mod tests {
             errors: ErrorPolicy::Stop,
             seed: 1,
             file_names: vec!["f".into()],
+            job_id: 0,
         }
     }
 
     fn run(engine: &mut MemEngine, depth: u32, random: bool) -> (crate::stats::JobStats, LoopEnd) {
         let mut w = Workload::new(spec(random, 1 << 20));
         let mut st = ThreadStats::new(&StatsConfig::default());
-        let end = JobLoop::new(engine, &mut w, &mut st, cfg(depth), Arc::default(), Arc::default()).run();
+        let lp = JobLoop::new(
+            engine,
+            &mut w,
+            &mut st,
+            cfg(depth),
+            Arc::default(),
+            Arc::default(),
+            RealClock::new(),
+            vec![None],
+        );
+        let end = crate::executor::block_on(lp.run());
         let js = st.finish(end.io_runtime_ns, end.io_runtime_ns, Default::default());
         (js, end)
     }

@@ -556,19 +556,24 @@ fn refusals(o: &JobOptions, values: &Values, at: &Origin) -> Vec<Refusal> {
     let mut out = Vec::new();
     let set_at = |name: &str| values.get(name).map(|v| v.1.clone()).unwrap_or_else(|| at.clone());
     let raw_of = |name: &str| values.get(name).and_then(|v| v.2.clone()).map(|s| one_line(&s)).unwrap_or_default();
-    let implemented: Vec<&str> =
-        engines::ENGINES.iter().filter(|e| e.support == EngineSupport::Implemented).map(|e| e.name).collect();
+    let device_only = crate::target::DEVICE_ONLY_ENGINES;
+    let implemented: Vec<&str> = engines::ENGINES
+        .iter()
+        .filter(|e| e.support == EngineSupport::Implemented && !device_only.contains(&e.name))
+        .map(|e| e.name)
+        .collect();
+    let implemented = format!("{}; {} on its emulated devices", implemented.join(", "), device_only.join(" and "));
     match engines::find(&o.ioengine) {
         Some(e) if e.support == EngineSupport::Implemented => {}
         Some(_) => out.push(Refusal {
             at: set_at("ioengine"),
             what: format!("ioengine={}", o.ioengine),
-            why: format!("engine not implemented by zonekit (it runs {})", implemented.join(", ")),
+            why: format!("engine not implemented by zonekit (it runs {implemented})"),
         }),
         None => out.push(Refusal {
             at: set_at("ioengine"),
             what: format!("ioengine={}", one_line(&o.ioengine)),
-            why: format!("not an engine zonekit or fio 3.33 knows (zonekit runs {})", implemented.join(", ")),
+            why: format!("not an engine zonekit or fio 3.33 knows (zonekit runs {implemented})"),
         }),
     }
     let engine_opts: &[OptionDef] = engines::find(&o.ioengine).map(|e| e.options).unwrap_or(&[]);
@@ -604,13 +609,6 @@ fn refusals(o: &JobOptions, values: &Values, at: &Origin) -> Vec<Refusal> {
             at: set_at("file_service_type"),
             what: format!("file_service_type={}", one_line(&o.file_service_type)),
             why: "zonekit serves files round-robin only".into(),
-        });
-    }
-    if o.zonemode != ZoneMode::None {
-        out.push(Refusal {
-            at: set_at("zonemode"),
-            what: format!("zonemode={}", raw_of("zonemode")),
-            why: "zonekit's zone mode is not implemented yet".into(),
         });
     }
     if o.rw.trims() && o.rw.writes() {

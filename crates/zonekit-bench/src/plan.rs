@@ -6,7 +6,7 @@
 use crate::exec::{BufferFill, ErrorPolicy, LoopConfig};
 use crate::options::job::{JobOptions, RandomDistribution, RwSequencer, SizeSpec};
 use crate::stats::{PercentileList, StatsConfig, log::LogConfig};
-use crate::workload::{BlockSizes, Distribution, FileRange, WorkloadSpec};
+use crate::workload::{BlockSizes, Distribution, FileRange, WorkloadSpec, ZoneModeSpec};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -44,7 +44,8 @@ pub fn file_paths(opts: &JobOptions, jobnum: u32) -> Vec<PathBuf> {
         return names
             .iter()
             .map(|n| match dirs.first() {
-                Some(d) if !n.starts_with('/') => PathBuf::from(d).join(n),
+                // `@PROFILE` names a device, not a file in the directory.
+                Some(d) if !n.starts_with('/') && !n.starts_with('@') => PathBuf::from(d).join(n),
                 _ => PathBuf::from(n),
             })
             .collect();
@@ -189,6 +190,7 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         seed,
         fsync_every: u64::from(opts.fsync),
         fdatasync_every: u64::from(opts.fdatasync),
+        zone_mode: ZoneModeSpec::None,
     }
 }
 
@@ -252,6 +254,7 @@ pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopC
         errors,
         seed,
         file_names: files.iter().map(|f| f.path.display().to_string()).collect(),
+        job_id: 0,
     }
 }
 

@@ -8,7 +8,7 @@ use crate::output::disk::DiskUtilTracker;
 use crate::output::eta::{EtaLine, EtaStatus, JobState};
 use crate::output::normal::{JobHeader, numjobs_continuation, starting_line, version_line};
 use crate::output::{JobInfo, JobReport, OutputFormats, RunReport, version_string};
-use crate::runner::{JobOutcome, JobRun, NoteSink, run_job};
+use crate::runner::{JobOutcome, JobRun, NoteSink, Prepared, SetupCtx, prepare_job, run_prepared};
 use crate::stats::JobStats;
 use std::io::Write;
 use std::path::PathBuf;
@@ -57,6 +57,9 @@ pub struct RunSettings {
     pub global_options: Vec<(String, String)>,
     /// Standard output is a terminal (decides `--eta=auto`).
     pub stdout_is_tty: bool,
+    /// `--zone-report-out=FILE`: the zones of every zoned target after the run, in blkzone's
+    /// format.
+    pub zone_report_out: Option<PathBuf>,
 }
 
 /// What a run produced: the text of the report, and the exit code.
@@ -332,14 +335,106 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], elapsed_sec: i64) -> Vec<
     reports
 }
 
-/// Run `jobs`: print headers to `out` (normal output), run the groups in order, print the report
-/// to `out` and errors to `err`. Returns fio's exit code.
+/// The files each job names, opening zonekit's devices (once each); the first job whose targets
+/// cannot be used, as one line and its exit code.
+fn check_targets(jobs: &[BenchJob], devices: &mut crate::target::Devices) -> Result<(), (String, i32)> {
+    for j in jobs {
+        let names: Vec<String> = crate::plan::file_paths(&j.opts, 0).iter().map(|p| p.display().to_string()).collect();
+        devices.check_job(&j.opts, &names).map_err(|e| (e.message, if e.usage { 2 } else { 1 }))?;
+    }
+    Ok(())
+}
+
+/// fio's line for a job error recorded with `td_verror` (not an I/O error, which has its own).
+fn verror_line(pid: u32, errno: i32, msg: &str) -> String {
+    if msg.starts_with("io_u error") || msg.contains(": ") {
+        msg.to_string()
+    } else {
+        format!("pid={pid}, err={errno}/{}", verror(errno, msg))
+    }
+}
+
+/// The zones of every zoned target of the run, in blkzone's format (`--zone-report-out`): a
+/// target's own report for zonekit's devices and zoned block devices, the benchmark's emulated
+/// zones for files. Several targets are each headed by a `# NAME` line.
+fn zone_report(ctx: &SetupCtx) -> String {
+    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
+    let mut devices: Vec<_> = ctx.devices.iter().collect();
+    devices.sort_by(|a, b| a.0.cmp(b.0));
+    for (name, dev) in devices {
+        let g = &dev.info().geometry;
+        let mut lines = Vec::with_capacity(g.nr_zones as usize);
+        let mut zones = Vec::new();
+        let mut sector = 0;
+        while sector < g.capacity {
+            zones.clear();
+            if dev.report_zones(sector, 4096, &mut zones).is_err() || zones.is_empty() {
+                break;
+            }
+            for z in &zones {
+                lines.push(z.blkzone_line());
+            }
+            sector = zones.last().map_or(g.capacity, |z| z.start + z.len);
+        }
+        sections.push((name.clone(), lines));
+    }
+    for f in ctx.zbd.files() {
+        if f.model != crate::zbd::Model::None {
+            continue;
+        }
+        let lines = f
+            .snapshot()
+            .iter()
+            .map(|&(start, wp, cap, len)| {
+                let cond = if wp == start {
+                    zonekit_core::ZoneCond::Empty
+                } else if wp >= start + cap {
+                    zonekit_core::ZoneCond::Full
+                } else {
+                    zonekit_core::ZoneCond::ImplicitOpen
+                };
+                zonekit_core::Zone {
+                    start: start >> 9,
+                    len: len >> 9,
+                    capacity: cap >> 9,
+                    wp: wp >> 9,
+                    zone_type: zonekit_core::ZoneType::SeqWriteRequired,
+                    cond,
+                    non_seq: false,
+                    reset: false,
+                }
+                .blkzone_line()
+            })
+            .collect();
+        sections.push((f.name.clone(), lines));
+    }
+    let mut out = String::new();
+    let several = sections.len() > 1;
+    for (name, lines) in sections {
+        if several {
+            out.push_str(&format!("# {name}\n"));
+        }
+        for l in lines {
+            out.push_str(&l);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Run `jobs`: print headers to `out` (normal output), set every clone up in order, run the
+/// groups in order, print the report to `out` and errors to `err`. Returns fio's exit code.
 pub fn execute(
     jobs: &[BenchJob],
     settings: &RunSettings,
     out: Box<dyn Write + Send>,
     err: &mut dyn Write,
 ) -> RunResult {
+    let mut ctx = SetupCtx::default();
+    if let Err((msg, code)) = check_targets(jobs, &mut ctx.devices) {
+        let _ = writeln!(err, "zonekit: {msg}");
+        return RunResult { exit_code: code };
+    }
     let out = Arc::new(Mutex::new(out));
     if settings.formats.normal
         && let Ok(mut w) = out.lock()
@@ -367,6 +462,39 @@ pub fn execute(
     let mut disks = DiskUtilTracker::new(&files);
     disks.update();
 
+    let note: NoteSink = if settings.formats.normal {
+        let o = out.clone();
+        Arc::new(move |s: &str| {
+            if let Ok(mut w) = o.lock() {
+                let _ = writeln!(w, "{s}");
+                let _ = w.flush();
+            }
+        })
+    } else {
+        Arc::new(|_: &str| {})
+    };
+
+    // Set every clone up before any runs, in order (fio's setup_files in run_threads).
+    let mut outcomes: Vec<(usize, JobOutcome)> = Vec::new();
+    let mut prepared: Vec<Option<Prepared>> = Vec::with_capacity(clones.len());
+    for (i, c) in clones.iter().enumerate() {
+        match prepare_job(c.run.clone(), &mut ctx, &note) {
+            Ok(p) => prepared.push(Some(p)),
+            Err(o) => {
+                for line in &o.log {
+                    let _ = writeln!(err, "zonekit: {line}");
+                }
+                if o.setup_failed
+                    && let Some((errno, msg)) = &o.error
+                {
+                    let _ = writeln!(err, "zonekit: {}", verror_line(0, *errno, msg));
+                }
+                outcomes.push((i, *o));
+                prepared.push(None);
+            }
+        }
+    }
+
     let clones = Arc::new(clones);
     let terminate = Arc::new(AtomicBool::new(false));
     let done = Arc::new(AtomicBool::new(false));
@@ -388,20 +516,8 @@ pub fn execute(
         };
         std::thread::Builder::new().name("zonekit-monitor".into()).spawn(move || monitor(m)).ok()
     };
-    let note: NoteSink = if settings.formats.normal {
-        let o = out.clone();
-        Arc::new(move |s: &str| {
-            if let Ok(mut w) = o.lock() {
-                let _ = writeln!(w, "{s}");
-                let _ = w.flush();
-            }
-        })
-    } else {
-        Arc::new(|_: &str| {})
-    };
 
     let begun = Instant::now();
-    let mut outcomes: Vec<(usize, JobOutcome)> = Vec::new();
     let last_group = clones.iter().map(|c| c.run.groupid).max().unwrap_or(0);
     for g in 0..=last_group {
         if terminate.load(Ordering::Relaxed) {
@@ -409,9 +525,10 @@ pub fn execute(
         }
         let mut handles = Vec::new();
         for (i, c) in clones.iter().enumerate().filter(|(_, c)| c.run.groupid == g) {
-            let (run, t, p, n) = (c.run.clone(), terminate.clone(), c.progress.clone(), note.clone());
+            let Some(p) = prepared[i].take() else { continue };
+            let (t, pr, n) = (terminate.clone(), c.progress.clone(), note.clone());
             let name = format!("{}-{}", c.run.opts.name, c.run.jobnum);
-            match std::thread::Builder::new().name(name).spawn(move || run_job(run, t, p, n)) {
+            match std::thread::Builder::new().name(name).spawn(move || run_prepared(p, t, pr, n)) {
                 Ok(h) => handles.push((i, h)),
                 Err(e) => {
                     let _ = writeln!(err, "zonekit: cannot start a job thread: {e}");
@@ -436,15 +553,23 @@ pub fn execute(
 
     // Errors as fio logs them, then the report.
     let mut failed = false;
+    outcomes.sort_by_key(|(i, _)| *i);
     for (_, o) in &outcomes {
-        if let Some((_, msg)) = &o.error {
+        if o.setup_failed {
             failed = true;
-            let _ = writeln!(err, "zonekit: {msg}");
+            continue;
+        }
+        for line in &o.log {
+            let _ = writeln!(err, "zonekit: {line}");
+        }
+        if let Some((errno, msg)) = &o.error {
+            failed = true;
+            let _ = writeln!(err, "zonekit: {}", verror_line(o.pid, *errno, msg));
         }
     }
-    outcomes.sort_by_key(|(i, _)| *i);
     let entries: Vec<Entry> = outcomes
         .iter()
+        .filter(|(_, o)| !o.setup_failed)
         .map(|(i, o)| Entry {
             clone: *i,
             stats: o.stats.clone(),
@@ -465,6 +590,15 @@ pub fn execute(
         let _ = w.write_all(text.as_bytes());
         let _ = w.flush();
     }
+    if let Some(path) = &settings.zone_report_out
+        && let Err(e) = std::fs::write(path, zone_report(&ctx))
+    {
+        failed = true;
+        let errno = zonekit_core::Errno(e.raw_os_error().unwrap_or(libc::EIO));
+        let _ = writeln!(err, "zonekit: {}: cannot write the zone report: {errno}", path.display());
+    }
+    // Devices close here: a persistent device keeps its zones' conditions for the next command.
+    drop(ctx);
     // fio exits with 128 after a terminating signal, else 1 if a job failed.
     let exit_code = if crate::process::received().is_some() { 128 } else { i32::from(failed) };
     RunResult { exit_code }

@@ -1,19 +1,23 @@
-//! One job clone from start to finish, on its own thread (fio's `thread_main`): plan and lay out
-//! its files, open them and the engine, wait `startdelay`, run the I/O loop, `end_fsync`,
-//! collect cpu usage, write its logs, `unlink`.
+//! One job clone from start to finish (fio's `setup_files` and `thread_main`): its setup, run
+//! for every clone in run order before any job starts (file names and sizes, zone mode, laying
+//! files out), then, on its own thread, opening its files or devices and its engine, waiting
+//! `startdelay`, the I/O loop, `end_fsync`, cpu usage, its logs, `unlink`.
 
 use crate::exec::{JobLoop, Progress};
-use crate::options::job::JobOptions;
+use crate::options::job::{JobOptions, SizeSpec, ZoneMode};
 use crate::plan::{self, FileInfo, PlannedFile};
 use crate::stats::{CpuTimes, JobStats, ThreadStats, log::LogKind, sys::thread_rusage};
-use crate::workload::Workload;
+use crate::target::{Devices, device_engine_is_sync, is_device_spec};
+use crate::workload::{Workload, ZoneModeSpec};
+use crate::zbd::{SetupError, ZbdJob, ZbdRun, ZbdTarget, ZoneJob, ZoneSource};
 use std::fs::File;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Instant, SystemTime};
-use zonekit_blk::EngineConfig;
 use zonekit_blk::file::{self, FileType, LayoutSpec, OpenSpec, SyncMode};
+use zonekit_blk::{DeviceEngineConfig, EngineConfig, RealClock};
+use zonekit_core::ZonedDevice;
 
 /// One clone of a job, ready to run.
 #[derive(Debug, Clone)]
@@ -45,13 +49,45 @@ pub struct JobOutcome {
     pub files: Vec<PathBuf>,
     /// Messages for the normal output printed as they happen in fio (`Laying out IO file`).
     pub notes: Vec<String>,
+    /// Lines fio prints on standard error while the job is set up or runs (`log_err`).
+    pub log: Vec<String>,
+    /// The clone failed its setup and never ran: fio leaves it out of the report.
+    pub setup_failed: bool,
 }
-
-/// Held while a job lays out its files.
-static LAYOUT: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Messages that fio prints while jobs start (normal output only).
 pub type NoteSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// What the setup of every clone of a run shares: the devices, and zone mode's state.
+#[derive(Default)]
+pub struct SetupCtx {
+    /// zonekit's devices, opened once per run.
+    pub devices: Devices,
+    /// Zone mode.
+    pub zbd: ZbdRun,
+}
+
+/// A clone after its setup, ready to run on its thread.
+pub struct Prepared {
+    run: JobRun,
+    /// The options with zone counts (`8z`) resolved.
+    opts: Arc<JobOptions>,
+    seed: u64,
+    files: Vec<PlannedFile>,
+    /// The device behind each file, for zonekit's devices.
+    devices: Vec<Option<Arc<dyn ZonedDevice>>>,
+    /// The zone policy of each file (`zonemode=zbd`).
+    zones: Vec<Option<ZoneJob>>,
+    /// Zones reset at setup to keep the write set within its limit.
+    setup_resets: u64,
+}
+
+impl Prepared {
+    /// The clone.
+    pub fn run(&self) -> &JobRun {
+        &self.run
+    }
+}
 
 fn fail(run: &JobRun, started: SystemTime, errno: i32, msg: String) -> JobOutcome {
     let mut stats = ThreadStats::new(&plan::stats_config(&run.opts)).finish(0, 0, CpuTimes::default());
@@ -65,7 +101,19 @@ fn fail(run: &JobRun, started: SystemTime, errno: i32, msg: String) -> JobOutcom
         started,
         files: Vec::new(),
         notes: Vec::new(),
+        log: Vec::new(),
+        setup_failed: false,
     }
+}
+
+/// A clone that failed zone setup: fio's lines, and the job error if fio records one.
+fn setup_failed(run: &JobRun, e: SetupError) -> JobOutcome {
+    let mut o = fail(run, SystemTime::now(), 0, String::new());
+    o.error = e.verror;
+    o.stats.error = o.error.as_ref().map_or(0, |e| e.0);
+    o.log = e.lines;
+    o.setup_failed = true;
+    o
 }
 
 fn errno_of(e: &std::io::Error) -> i32 {
@@ -85,47 +133,129 @@ fn human_mib(bytes: u64) -> String {
     if bytes >= 1 << 20 { format!("{}MiB", bytes >> 20) } else { format!("{}KiB", bytes >> 10) }
 }
 
-/// Run one clone to the end. Never panics on bad input: problems end the clone with an error.
-pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>, note: NoteSink) -> JobOutcome {
-    let opts = run.opts.clone();
+/// fio's `zbd_recalc_options_with_zone_granularity`: sizes given in zones (`8z`) in bytes.
+fn resolve_zone_counts(o: &mut JobOptions, zone_size: u64) {
+    if zone_size == 0 {
+        return;
+    }
+    let z = |s: &mut SizeSpec| {
+        if let SizeSpec::Zones(n) = *s {
+            *s = SizeSpec::Bytes(u64::from(n) * zone_size);
+        }
+    };
+    if let Some(s) = o.size.as_mut() {
+        z(s);
+    }
+    if let Some(s) = o.io_size.as_mut() {
+        z(s);
+    }
+    z(&mut o.offset);
+    z(&mut o.offset_increment);
+    z(&mut o.zoneskip);
+}
+
+fn size_bytes(s: SizeSpec) -> u64 {
+    match s {
+        SizeSpec::Bytes(b) => b,
+        _ => 0,
+    }
+}
+
+/// Set one clone up (fio's `setup_files`), in run order: its files and their sizes, zone mode,
+/// files laid out. A clone that cannot run comes back as its outcome.
+pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<Prepared, Box<JobOutcome>> {
     let started = SystemTime::now();
-    progress.pid.store(u64::from(crate::process::gettid()), Ordering::Relaxed);
-    let seed = plan::job_seed(&opts, run.thread_number);
-    let paths = plan::file_paths(&opts, run.jobnum);
+    let seed = plan::job_seed(&run.opts, run.thread_number);
+    let job_id = run.thread_number - 1;
+    let paths = plan::file_paths(&run.opts, run.jobnum);
     let mut infos = Vec::with_capacity(paths.len());
+    let mut devices = Vec::with_capacity(paths.len());
+    let mut targets = Vec::with_capacity(paths.len());
     for p in &paths {
-        let kind = file::file_type(p);
-        let info = match kind {
+        let name = p.display().to_string();
+        if is_device_spec(&name) {
+            let dev = ctx.devices.get(&name).map_err(|e| Box::new(fail(&run, started, libc::EINVAL, e.message)))?;
+            let size = dev.info().geometry.capacity_bytes();
+            infos.push(FileInfo { exists: true, size, is_block: true });
+            targets.push(ZbdTarget { name, size, is_block: true, source: ZoneSource::Device(dev.clone()) });
+            devices.push(Some(dev));
+            continue;
+        }
+        let (info, source) = match file::file_type(p) {
             FileType::Regular => match std::fs::metadata(p) {
-                Ok(m) => FileInfo { exists: true, size: m.len(), is_block: false },
-                Err(_) => FileInfo::default(),
+                Ok(m) => (FileInfo { exists: true, size: m.len(), is_block: false }, ZoneSource::Emulated),
+                Err(_) => (FileInfo::default(), ZoneSource::Emulated),
             },
             FileType::Block => {
                 let size = File::open(p).and_then(|f| file::file_size(&f)).map(|s| s.unwrap_or(0));
                 match size {
-                    Ok(size) => FileInfo { exists: true, size, is_block: true },
-                    Err(e) => return fail(&run, started, errno_of(&e), format!("{}: {}", p.display(), os(&e))),
+                    Ok(size) => {
+                        let source =
+                            if run.opts.zonemode == ZoneMode::Zbd && zonekit_dev::linux::is_zoned(p).unwrap_or(false) {
+                                match ctx.devices.get(&name) {
+                                    Ok(d) => ZoneSource::Device(d),
+                                    Err(e) => return Err(Box::new(fail(&run, started, libc::EIO, e.message))),
+                                }
+                            } else {
+                                ZoneSource::Emulated
+                            };
+                        (FileInfo { exists: true, size, is_block: true }, source)
+                    }
+                    Err(e) => {
+                        return Err(Box::new(fail(
+                            &run,
+                            started,
+                            errno_of(&e),
+                            format!("{}: {}", p.display(), os(&e)),
+                        )));
+                    }
                 }
             }
+            FileType::Char | FileType::Pipe if run.opts.zonemode == ZoneMode::Zbd => {
+                (FileInfo { exists: true, size: 0, is_block: false }, ZoneSource::Unsupported)
+            }
             FileType::Char | FileType::Pipe => {
-                return fail(
+                return Err(Box::new(fail(
                     &run,
                     started,
                     libc::EINVAL,
                     format!("{}: pipes and character devices are not supported", p.display()),
-                );
+                )));
             }
         };
+        targets.push(ZbdTarget { name, size: info.size, is_block: info.is_block, source });
         infos.push(info);
+        devices.push(None);
     }
-    let files = match plan::plan_files(&opts, run.jobnum, &paths, &infos) {
+
+    // Zone mode decides the zone size (a zoned device's own) before sizes given in zones are
+    // resolved.
+    let mut opts = (*run.opts).clone();
+    let mut zjob = None;
+    let zone_size = match opts.zonemode {
+        ZoneMode::Zbd => {
+            let mut j = ZbdJob::from_options(&opts, job_id, 0);
+            if let Err(e) = ctx.zbd.init_files(&mut j, &targets) {
+                return Err(Box::new(setup_failed(&run, e)));
+            }
+            let zs = j.zone_size;
+            zjob = Some(j);
+            zs
+        }
+        ZoneMode::Strided => opts.zonesize,
+        ZoneMode::None => 0,
+    };
+    resolve_zone_counts(&mut opts, zone_size);
+    if zone_size > 0 && opts.zonemode == ZoneMode::Zbd {
+        opts.zonesize = zone_size;
+    }
+    let mut files = match plan::plan_files(&opts, run.jobnum, &paths, &infos) {
         Ok(f) => f,
-        Err(msg) => return fail(&run, started, libc::EINVAL, msg),
+        Err(msg) => return Err(Box::new(fail(&run, started, libc::EINVAL, msg))),
     };
 
-    // Lay out missing or short files (fio's extend_file), one job at a time (fio's
-    // create_serialize): clones sharing a file find it laid out by the first.
-    let _serial = LAYOUT.lock().unwrap_or_else(|e| e.into_inner());
+    // Lay out missing or short files (fio's extend_file); clones sharing a file find it laid
+    // out by the first, since setups run one after the other (fio's create_serialize).
     let to_lay: Vec<&PlannedFile> = files
         .iter()
         .filter(|f| f.layout && std::fs::metadata(&f.path).map_or(true, |m| m.len() < f.range.size))
@@ -152,14 +282,13 @@ pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>,
         let mut rng = crate::rng::Rng::new(seed ^ 0x1a7);
         for f in to_lay {
             let zero = opts.zero_buffers;
-            let stop = terminate.clone();
             let mut fill = |buf: &mut [u8]| {
                 if zero {
                     buf.fill(0);
                 } else {
                     crate::exec::fill_random(&mut rng, buf);
                 }
-                !stop.load(Ordering::Relaxed)
+                crate::process::received().is_none()
             };
             if let Some(parent) = f.path.parent().filter(|p| !p.as_os_str().is_empty()) {
                 // fio creates missing directories on the way (mode 0700).
@@ -167,67 +296,146 @@ pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>,
                     .create(parent);
             }
             if let Err(e) = file::lay_out_file(&f.path, f.range.size, &spec, &mut fill) {
-                return fail(
+                return Err(Box::new(fail(
                     &run,
                     started,
                     errno_of(&e),
                     format!("{}: laying out the file: {}", f.path.display(), os(&e)),
-                );
+                )));
             }
         }
     }
 
-    drop(_serial);
-
-    // Open the files and the engine.
-    let sync = match opts.sync.as_str() {
-        "sync" | "1" => SyncMode::Sync,
-        "dsync" => SyncMode::Dsync,
-        _ => SyncMode::None,
-    };
-    let ospec = OpenSpec {
-        reads: opts.rw.reads(),
-        writes: opts.rw.writes(),
-        trims: opts.rw.trims(),
-        direct: opts.direct,
-        sync,
-        allow_create: opts.allow_file_create,
-        create_on_open: opts.create_on_open,
-    };
-    let mut fds = Vec::with_capacity(files.len());
-    let mut handles = Vec::with_capacity(files.len());
-    for f in &files {
-        match file::open_job_file(&f.path, &ospec) {
-            Ok(fd) => {
-                if let Ok(dup) = fd.try_clone() {
-                    handles.push(File::from(dup));
+    // fio's zbd_setup_files: the checks over every job set up so far, zone alignment, limits.
+    let mut zones: Vec<Option<ZoneJob>> = vec![None; files.len()];
+    let mut setup_resets = 0;
+    if let Some(mut j) = zjob {
+        j.zone_skip = size_bytes(opts.zoneskip);
+        j.zone_size = zone_size;
+        let idx = ctx.zbd.add_job(j);
+        for (k, f) in files.iter().enumerate() {
+            ctx.zbd.set_range(idx, k, f.range.offset, f.range.len);
+        }
+        let mut info = Vec::new();
+        let r = ctx.zbd.setup_files(idx, &mut info, &mut setup_resets);
+        for line in &info {
+            note(line);
+        }
+        match r {
+            Ok(z) => {
+                for (f, (offset, len)) in files.iter_mut().zip(ctx.zbd.ranges(idx)) {
+                    f.range.offset = offset;
+                    f.range.len = len;
                 }
-                fds.push(fd);
+                zones = z.into_iter().map(Some).collect();
             }
-            Err(e) => {
-                let extra = if opts.direct && e.raw_os_error() == Some(libc::EINVAL) {
-                    " (looks like your file system does not support direct=1/buffered=0)"
-                } else {
-                    ""
-                };
-                return fail(&run, started, errno_of(&e), format!("{}: open: {}{extra}", f.path.display(), os(&e)));
-            }
+            Err(e) => return Err(Box::new(setup_failed(&run, e))),
         }
     }
-    if opts.invalidate {
-        for (h, f) in handles.iter().zip(&files) {
-            let _ = file::invalidate_cache(h, f.range.offset, f.range.len);
+    Ok(Prepared { run, opts: Arc::new(opts), seed, files, devices, zones, setup_resets })
+}
+
+/// The zone rules of a job's workload.
+fn zone_mode_spec(opts: &JobOptions) -> ZoneModeSpec {
+    match opts.zonemode {
+        ZoneMode::None => ZoneModeSpec::None,
+        ZoneMode::Strided => {
+            ZoneModeSpec::Strided { size: opts.zonesize, range: opts.zonerange, skip: size_bytes(opts.zoneskip) }
         }
+        ZoneMode::Zbd => ZoneModeSpec::Zbd {
+            zone_size: opts.zonesize,
+            skip: size_bytes(opts.zoneskip),
+            read_beyond_wp: opts.read_beyond_wp,
+        },
     }
-    let config = EngineConfig {
-        depth: opts.iodepth.max(1),
-        buffer_size: plan::max_block_size(&opts) as usize,
-        buffer_align: 4096,
-        files: fds,
-        options: opts.engine_options.clone(),
-        clock: zonekit_blk::RealClock::new(),
+}
+
+/// Set a clone up and run it (a run of one clone; tests and simple callers).
+pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>, note: NoteSink) -> JobOutcome {
+    let mut ctx = SetupCtx::default();
+    match prepare_job(run, &mut ctx, &note) {
+        Ok(p) => run_prepared(p, terminate, progress, note),
+        Err(o) => *o,
+    }
+}
+
+/// Run a prepared clone to the end on the current thread. Never panics on bad input: problems
+/// end the clone with an error.
+pub fn run_prepared(p: Prepared, terminate: Arc<AtomicBool>, progress: Arc<Progress>, _note: NoteSink) -> JobOutcome {
+    let Prepared { run, opts, seed, files, devices, zones, setup_resets } = p;
+    let started = SystemTime::now();
+    progress.pid.store(u64::from(crate::process::gettid()), Ordering::Relaxed);
+    let on_devices = devices.iter().any(Option::is_some);
+    let clock = RealClock::new();
+
+    // Open the files (or the devices) and the engine.
+    let mut handles = Vec::new();
+    let engine = if on_devices && opts.ioengine != "null" {
+        let sync = device_engine_is_sync(&opts.ioengine);
+        let config = DeviceEngineConfig {
+            depth: if sync { 1 } else { opts.iodepth.max(1) },
+            buffer_size: plan::max_block_size(&opts) as usize,
+            sync,
+            clock,
+        };
+        zonekit_blk::open_device_engine(devices.iter().flatten().cloned().collect(), config)
+    } else {
+        let sync = match opts.sync.as_str() {
+            "sync" | "1" => SyncMode::Sync,
+            "dsync" => SyncMode::Dsync,
+            _ => SyncMode::None,
+        };
+        let ospec = OpenSpec {
+            reads: opts.rw.reads(),
+            writes: opts.rw.writes(),
+            trims: opts.rw.trims(),
+            direct: opts.direct,
+            sync,
+            allow_create: opts.allow_file_create,
+            create_on_open: opts.create_on_open,
+        };
+        let mut fds = Vec::with_capacity(files.len());
+        if !on_devices {
+            for f in &files {
+                match file::open_job_file(&f.path, &ospec) {
+                    Ok(fd) => {
+                        if let Ok(dup) = fd.try_clone() {
+                            handles.push(File::from(dup));
+                        }
+                        fds.push(fd);
+                    }
+                    Err(e) => {
+                        let extra = if opts.direct && e.raw_os_error() == Some(libc::EINVAL) {
+                            " (looks like your file system does not support direct=1/buffered=0)"
+                        } else {
+                            ""
+                        };
+                        return fail(
+                            &run,
+                            started,
+                            errno_of(&e),
+                            format!("{}: open: {}{extra}", f.path.display(), os(&e)),
+                        );
+                    }
+                }
+            }
+            if opts.invalidate {
+                for (h, f) in handles.iter().zip(&files) {
+                    let _ = file::invalidate_cache(h, f.range.offset, f.range.len);
+                }
+            }
+        }
+        let config = EngineConfig {
+            depth: opts.iodepth.max(1),
+            buffer_size: plan::max_block_size(&opts) as usize,
+            buffer_align: 4096,
+            files: fds,
+            options: opts.engine_options.clone(),
+            clock,
+        };
+        zonekit_blk::open_engine(&opts.ioengine, config)
     };
-    let mut engine = match zonekit_blk::open_engine(&opts.ioengine, config) {
+    let mut engine = match engine {
         Ok(e) => e,
         Err(e) => return fail(&run, started, libc::EINVAL, e.to_string()),
     };
@@ -240,19 +448,34 @@ pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>,
         }
     }
 
-    let mut workload = Workload::new(plan::workload_spec(&opts, &files, seed));
+    let mut wspec = plan::workload_spec(&opts, &files, seed);
+    wspec.zone_mode = zone_mode_spec(&opts);
+    let mut workload = Workload::new(wspec);
     let stats_cfg = plan::stats_config(&opts);
     let mut stats = ThreadStats::new(&stats_cfg);
-    let loop_cfg = plan::loop_config(&opts, &files, seed);
+    for _ in 0..setup_resets {
+        stats.zone_reset();
+    }
+    let mut loop_cfg = plan::loop_config(&opts, &files, seed);
+    loop_cfg.job_id = run.thread_number - 1;
     let ru0 = thread_rusage().unwrap_or_default();
     let t0 = Instant::now();
     let started = SystemTime::now();
-    let end = JobLoop::new(engine.as_mut(), &mut workload, &mut stats, loop_cfg, terminate.clone(), progress).run();
+    let lp =
+        JobLoop::new(engine.as_mut(), &mut workload, &mut stats, loop_cfg, terminate.clone(), progress, clock, zones);
+    let end = crate::executor::block_on(lp.run());
     let mut error = end.error;
     if opts.end_fsync && opts.rw.writes() {
         for (h, f) in handles.iter().zip(&files) {
             if let Err(e) = file::fsync_file(h) {
                 error.get_or_insert((errno_of(&e), format!("{}: end_fsync: {}", f.path.display(), os(&e))));
+            }
+        }
+        for (d, f) in devices.iter().zip(&files) {
+            if let Some(d) = d
+                && let Err(e) = d.flush()
+            {
+                error.get_or_insert((e.errno().0, format!("{}: end_fsync: {e}", f.path.display())));
             }
         }
     }
@@ -285,7 +508,7 @@ pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>,
             error.get_or_insert((errno_of(&e), format!("writing logs: {}", os(&e))));
         }
     }
-    if opts.unlink {
+    if opts.unlink && !on_devices {
         for f in &files {
             let _ = file::unlink_job_file(&f.path);
         }
@@ -298,5 +521,7 @@ pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>,
         started,
         files: files.iter().map(|f| f.path.clone()).collect(),
         notes: Vec::new(),
+        log: end.log,
+        setup_failed: false,
     }
 }

@@ -115,6 +115,49 @@ pub struct WorkloadSpec {
     pub fsync_every: u64,
     /// `fdatasync` after every N writes (0: never).
     pub fdatasync_every: u64,
+    /// How zones move the job's position (`zonemode`).
+    pub zone_mode: ZoneModeSpec,
+}
+
+/// The position rules of fio's zone modes (`io_u.c:setup_strided_zone_mode`,
+/// `zbd.c:setup_zbd_zone_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ZoneModeSpec {
+    /// No zones.
+    #[default]
+    None,
+    /// `zonemode=strided`: `size` bytes in each zone of `range` bytes, then skip `skip` bytes.
+    Strided {
+        /// `zonesize`: bytes to do in each zone.
+        size: u64,
+        /// `zonerange`: the zone's extent.
+        range: u64,
+        /// `zoneskip`: bytes skipped after each zone.
+        skip: u64,
+    },
+    /// `zonemode=zbd`: sequential jobs jump over zone tails beyond the capacity and apply
+    /// `zoneskip` (a multiple of the zone size) once a zone is done.
+    Zbd {
+        /// Zone size.
+        zone_size: u64,
+        /// `zoneskip`.
+        skip: u64,
+        /// `read_beyond_wp`.
+        read_beyond_wp: bool,
+    },
+}
+
+/// What the zone policy tells the workload while it picks an I/O (fio's hooks into `io_u.c`).
+pub trait ZoneHooks {
+    /// fio's `zbd_adjust_ddir`: the direction for file `file`.
+    fn adjust_dir(&self, file: usize, dir: Dir) -> Dir;
+    /// Where a sequential job continues after `pos` (an absolute offset) when it sits at a zone's
+    /// capacity end: the zone end.
+    fn capacity_jump(&self, file: usize, dir: Dir, pos: u64) -> Option<u64>;
+    /// (end of the zone holding `pos`, its write pointer).
+    fn zone_end_and_wp(&self, file: usize, pos: u64) -> (u64, u64);
+    /// fio's `zbd_file_reset`: the job starts a new pass over `file`.
+    fn file_reset(&self, file: usize);
 }
 
 impl WorkloadSpec {
@@ -139,8 +182,22 @@ impl WorkloadSpec {
             seed,
             fsync_every: 0,
             fdatasync_every: 0,
+            zone_mode: ZoneModeSpec::None,
         }
     }
+}
+
+/// An I/O the workload proposes, before the zone policy places it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Proposal {
+    /// Direction.
+    pub dir: Dir,
+    /// Index of the file.
+    pub file: usize,
+    /// Byte offset in the file.
+    pub offset: u64,
+    /// Byte length (0 for syncs).
+    pub len: u64,
 }
 
 /// One I/O to issue.
@@ -252,6 +309,8 @@ pub struct Workload {
     writes_since_sync: u64,
     writes_since_datasync: u64,
     pending_sync: Option<Dir>,
+    /// Bytes done in the current zone (fio's `zone_bytes`).
+    zone_bytes: u64,
 }
 
 fn hash_u64(v: u64) -> u64 {
@@ -300,6 +359,7 @@ impl Workload {
             writes_since_sync: 0,
             writes_since_datasync: 0,
             pending_sync: None,
+            zone_bytes: 0,
         }
     }
 
@@ -332,33 +392,43 @@ impl Workload {
         Some(limit.saturating_sub(done))
     }
 
-    /// The next I/O, or `None` when the job has issued everything it should.
+    /// The next I/O, or `None` when the job has issued everything it should (no zone policy).
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Option<NextIo> {
+        let p = self.propose(None)?;
+        Some(self.accept(&p, p.offset, p.len))
+    }
+
+    /// The next I/O the job would issue, before a zone policy places it; `None` when the job has
+    /// issued everything it should. [`Workload::accept`] makes it the job's next I/O,
+    /// [`Workload::file_done`] gives up on its file.
+    pub fn propose(&mut self, hooks: Option<&dyn ZoneHooks>) -> Option<Proposal> {
         if let Some(dir) = self.pending_sync.take() {
             let file = self.next_file.checked_sub(1).unwrap_or(self.files.len() - 1);
-            return Some(NextIo { dir, file, offset: 0, len: 0 });
+            return Some(Proposal { dir, file, offset: 0, len: 0 });
         }
         if let Some(rem) = self.remaining()
             && (rem == 0 || rem < self.max_bs().min(rem.max(1)) || rem < self.min_bs_any())
         {
             return None;
         }
-        let dir = self.next_dir();
-        let d = dir.index().expect("data direction");
+        let drawn = self.next_dir();
         for _ in 0..=self.files.len() {
             let fi = self.pick_file()?;
+            let dir = hooks.map_or(drawn, |h| h.adjust_dir(fi, drawn));
+            let d = dir.index().expect("data direction");
+            self.zone_mode_setup(fi, dir, hooks);
             match self.next_offset(fi, d) {
                 Some(off) => {
                     let len = self.next_buflen(fi, d, off)?;
-                    return Some(self.issue(dir, fi, off, len));
+                    return Some(self.proposal(dir, fi, off, len));
                 }
                 None => {
                     if self.spec.time_based {
-                        self.reset_file(fi);
+                        self.reset_file(fi, hooks);
                         if let Some(off) = self.next_offset(fi, d) {
                             let len = self.next_buflen(fi, d, off)?;
-                            return Some(self.issue(dir, fi, off, len));
+                            return Some(self.proposal(dir, fi, off, len));
                         }
                     }
                     self.files[fi].done = true;
@@ -368,11 +438,86 @@ impl Workload {
         // Every file is exhausted: a new loop starts over, else the job is done.
         if self.remaining().is_some_and(|r| r >= self.max_bs()) && self.spec.loops > 1 {
             for fi in 0..self.files.len() {
-                self.reset_file(fi);
+                self.reset_file(fi, hooks);
             }
-            return self.next();
+            return self.propose(hooks);
         }
         None
+    }
+
+    fn proposal(&self, dir: Dir, fi: usize, rel: u64, len: u64) -> Proposal {
+        Proposal { dir, file: fi, offset: self.files[fi].range.offset + rel, len }
+    }
+
+    /// Make `p`, placed at `offset` with `len` bytes by the zone policy (or as proposed), the
+    /// job's next I/O: mark the random map at the proposed offset (which may shorten it, as fio's
+    /// `mark_random_map`), continue sequential positions after the placed one, count it.
+    pub fn accept(&mut self, p: &Proposal, offset: u64, len: u64) -> NextIo {
+        if p.dir.index().is_none() {
+            return NextIo { dir: p.dir, file: p.file, offset: 0, len: 0 };
+        }
+        let base = self.files[p.file].range.offset;
+        self.issue(p.dir, p.file, p.offset.saturating_sub(base), offset.saturating_sub(base), len)
+    }
+
+    /// The zone policy found no place for an I/O in `file` (fio's `io_u_eof`): the file is done
+    /// for this pass.
+    pub fn file_done(&mut self, file: usize) {
+        if let Some(f) = self.files.get_mut(file) {
+            f.done = true;
+        }
+    }
+
+    /// fio's per-zone-mode position rules, before the next offset of `fi` in direction `dir`.
+    fn zone_mode_setup(&mut self, fi: usize, dir: Dir, hooks: Option<&dyn ZoneHooks>) {
+        let d = dir.index().expect("data direction");
+        match self.spec.zone_mode {
+            ZoneModeSpec::None => {}
+            ZoneModeSpec::Strided { size, range, skip } => {
+                let start = self.spec.files[fi].offset;
+                if self.zone_bytes >= size {
+                    self.zone_bytes = 0;
+                    let f = &mut self.files[fi];
+                    f.range.offset += range + skip;
+                    if f.range.offset >= f.range.size {
+                        f.range.offset = start;
+                    }
+                    f.last_pos[d] = 0;
+                }
+                let f = &mut self.files[fi];
+                // A zone larger than its range stays in the range until it is done.
+                if f.last_pos[d] >= range {
+                    f.last_pos[d] = 0;
+                }
+                if range > 0 && self.zone_bytes.is_multiple_of(range) {
+                    self.reset_file(fi, hooks);
+                }
+            }
+            ZoneModeSpec::Zbd { zone_size, skip, read_beyond_wp } => {
+                let Some(h) = hooks else { return };
+                let base = self.files[fi].range.offset;
+                let pos = base + self.files[fi].last_pos[d];
+                if let Some(to) = h.capacity_jump(fi, dir, pos) {
+                    self.files[fi].last_pos[d] = to - base;
+                }
+                if self.spec.random || skip == 0 {
+                    return;
+                }
+                let pos = base + self.files[fi].last_pos[d];
+                let (zone_end, wp) = h.zone_end_and_wp(fi, pos);
+                if self.zone_bytes >= zone_size || pos >= zone_end || (dir == Dir::Read && !read_beyond_wp && pos >= wp)
+                {
+                    self.zone_bytes = 0;
+                    let start = self.spec.files[fi].offset;
+                    let f = &mut self.files[fi];
+                    f.range.offset += zone_size + skip;
+                    if f.range.offset >= f.range.size {
+                        f.range.offset = start;
+                    }
+                    f.last_pos[d] = 0;
+                }
+            }
+        }
     }
 
     fn min_bs_any(&self) -> u64 {
@@ -385,7 +530,8 @@ impl Workload {
         if m == u64::MAX { 1 } else { m }
     }
 
-    fn issue(&mut self, dir: Dir, fi: usize, off: u64, len: u64) -> NextIo {
+    /// Count an I/O proposed at `orig` (relative to the range) and placed at `off`.
+    fn issue(&mut self, dir: Dir, fi: usize, orig: u64, off: u64, len: u64) -> NextIo {
         let d = dir.index().expect("data direction");
         let f = &mut self.files[fi];
         let mut len = len;
@@ -393,7 +539,7 @@ impl Workload {
             // fio's mark_random_map: mark the I/O's blocks up to the first one already used, and
             // shorten the I/O to what was marked.
             let unit = self.spec.bs[d].min.max(1);
-            let first = off / unit;
+            let first = orig / unit;
             let want = len.div_ceil(unit);
             let mut marked = 0;
             while marked < want && first + marked < map.nr && map.is_free(first + marked) {
@@ -408,6 +554,7 @@ impl Workload {
         f.last_pos[d] = off + len;
         self.issues[d] += 1;
         self.issue_bytes[d] += len;
+        self.zone_bytes += len;
         if dir == Dir::Write {
             self.writes_since_sync += 1;
             self.writes_since_datasync += 1;
@@ -423,13 +570,19 @@ impl Workload {
         NextIo { dir, file: fi, offset: r.offset + off, len }
     }
 
-    fn reset_file(&mut self, fi: usize) {
+    /// fio's `fio_file_reset`: a new pass over file `fi`.
+    fn reset_file(&mut self, fi: usize, hooks: Option<&dyn ZoneHooks>) {
         let f = &mut self.files[fi];
         f.last_pos = [0; 3];
         f.last_start = [None; 3];
         f.done = false;
         if let Some(m) = f.map.as_mut() {
             m.clear();
+        }
+        if let Some(h) = hooks
+            && self.spec.write
+        {
+            h.file_reset(fi);
         }
     }
 
@@ -478,6 +631,11 @@ impl Workload {
             let r = self.files[fi].range;
             r.len.min(r.size.saturating_sub(r.offset))
         };
+        // Strided jobs draw random offsets inside the current zone range (fio's get_rand_max).
+        let rand_len = match spec.zone_mode {
+            ZoneModeSpec::Strided { range, .. } if range > 0 => range,
+            _ => len,
+        };
         let random_now = if spec.random {
             if spec.rw_modifier > 1 {
                 self.seq_nr -= 1;
@@ -501,10 +659,10 @@ impl Workload {
             if f.last_pos[d] < len {
                 return Some(f.last_pos[d]);
             }
-            return self.random_offset(fi, d, len);
+            return self.random_offset(fi, d, rand_len);
         }
         if spec.random {
-            return self.random_offset(fi, d, len);
+            return self.random_offset(fi, d, rand_len);
         }
         // Sequential: from the last position, plus the `:N` gap after the first I/O.
         let f = &self.files[fi];

@@ -37,8 +37,8 @@ const EXPECTED: Counts = Counts {
     others_unset_variable: 14,
     others_unknown_option: 10,
     others_bad_value: 10,
-    runnable: 15,
-    refused_engine: 33,
+    runnable: 18,
+    refused_engine: 30,
     refused_option: 24,
     conflict: 1,
 };
@@ -100,7 +100,14 @@ fn fio_examples() {
         );
         // What a run would do (without --parse-only): run, or refuse with one line.
         if let Ok(inv) = parse_args(std::slice::from_ref(&arg), &env) {
+            // Engines that only run on zonekit's own devices are refused for the files named.
+            let targets = inv.jobs.iter().try_for_each(|j| {
+                let names: Vec<String> =
+                    zonekit_bench::plan::file_paths(&j.options, 0).iter().map(|p| p.display().to_string()).collect();
+                zonekit_bench::target::Devices::new().check_job(&j.options, &names)
+            });
             match inv.check_runnable() {
+                Ok(()) if targets.as_ref().is_err_and(|e| e.message.contains("ioengine=")) => c.refused_engine += 1,
                 Ok(()) => c.runnable += 1,
                 Err(BenchError::Unsupported { what, .. }) if what.starts_with("ioengine=") => c.refused_engine += 1,
                 Err(BenchError::Unsupported { .. }) => c.refused_option += 1,

@@ -232,6 +232,24 @@ impl Zone {
     pub fn written(&self) -> u64 {
         self.wp.saturating_sub(self.start).min(self.len)
     }
+
+    /// The zone as blkzone 2.38's `report` prints it (with zone capacity), without the newline.
+    pub fn blkzone_line(&self) -> String {
+        let wptr = if self.zone_type == ZoneType::Conventional { 0 } else { self.wp.wrapping_sub(self.start) };
+        format!(
+            "  start: 0x{:09x}, len 0x{:06x}, cap 0x{:06x}, wptr 0x{:06x} reset:{} non-seq:{}, zcond:{:2}({}) [type: {}({})]",
+            self.start,
+            self.len,
+            self.capacity,
+            wptr,
+            u8::from(self.reset),
+            u8::from(self.non_seq),
+            self.cond.code(),
+            self.cond.short_name(),
+            self.zone_type.code(),
+            self.zone_type.blkzone_name()
+        )
+    }
 }
 
 #[cfg(test)]

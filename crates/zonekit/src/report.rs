@@ -76,21 +76,7 @@ pub fn count_matching(dev: &dyn ZonedDevice, sel: &Selection) -> DeviceResult<u6
 
 /// One zone in blkzone 2.38's `report` format (with zone capacity), newline included.
 pub fn write_blkzone_line(w: &mut impl Write, z: &Zone) -> io::Result<()> {
-    let wptr = if z.zone_type == ZoneType::Conventional { 0 } else { z.wp.wrapping_sub(z.start) };
-    writeln!(
-        w,
-        "  start: 0x{:09x}, len 0x{:06x}, cap 0x{:06x}, wptr 0x{:06x} reset:{} non-seq:{}, zcond:{:2}({}) [type: {}({})]",
-        z.start,
-        z.len,
-        z.capacity,
-        wptr,
-        u8::from(z.reset),
-        u8::from(z.non_seq),
-        z.cond.code(),
-        z.cond.short_name(),
-        z.zone_type.code(),
-        z.zone_type.blkzone_name()
-    )
+    writeln!(w, "{}", z.blkzone_line())
 }
 
 /// One zone in `zbc_report_zones`' format; `n` is its index within the report.

@@ -1,5 +1,6 @@
 //! I/O engines fio 3.33 knows (from its `engines/` directory) and their options. zonekit
-//! implements `sync`, `psync`, `io_uring`, `libaio` and `null`; the others are recognised by name:
+//! implements `sync`, `psync`, `io_uring`, `libaio` and `null`, and `sg` and `libzbc` on its own
+//! emulated devices (where every engine runs in process); the others are recognised by name:
 //! `--parse-only` accepts them and their options, and a job that uses one is refused when it
 //! runs, with one line naming the engine. An engine name neither fio 3.33 nor zonekit knows is
 //! accepted in a job file (fio loads engines only when a job runs, and `external:` engines are
@@ -484,7 +485,13 @@ pub static ENGINES: &[EngineDef] = &[
     eng("netsplice", N, false, "Network I/O with splice.", NET),
     eng("net", N, false, "TCP, UDP or Unix socket I/O.", NET),
     eng("cpuio", N, true, "Burns CPU instead of doing I/O.", CPUIO),
-    eng("sg", N, false, "SCSI generic passthrough.", SG),
+    eng(
+        "sg",
+        Y,
+        true,
+        "SCSI generic passthrough; zonekit runs it on its emulated devices only (in process, one I/O at a time).",
+        SG,
+    ),
     eng("rdma", N, false, "RDMA verbs.", RDMA),
     eng("rados", N, false, "Ceph RADOS objects.", RADOS),
     eng("rbd", N, false, "Ceph RBD images.", RBD),
@@ -514,7 +521,13 @@ pub static ENGINES: &[EngineDef] = &[
     eng("librpma_apm_server", N, true, "librpma APM server.", LIBRPMA),
     eng("librpma_gpspm_client", N, true, "librpma GPSPM client.", LIBRPMA),
     eng("librpma_gpspm_server", N, true, "librpma GPSPM server.", LIBRPMA),
-    eng("libzbc", N, true, "Zoned SCSI/ATA drives through libzbc.", &[]),
+    eng(
+        "libzbc",
+        Y,
+        true,
+        "Zoned SCSI/ATA drives through libzbc; zonekit runs it on its emulated devices only (in process, one I/O at a time).",
+        &[],
+    ),
     eng("nfs", N, false, "NFS in user space (libnfs).", NFS),
     eng("solarisaio", N, false, "Solaris asynchronous I/O.", &[]),
     eng("windowsaio", N, false, "Windows overlapped I/O.", WINDOWSAIO),

@@ -1025,7 +1025,7 @@ pub static OPTIONS: &[OptionDef] = &[
     opt("exec_prerun", Kind::Text, Category::Misc, Support::Refused, "Run this shell command before the job."),
     opt("exec_postrun", Kind::Text, Category::Misc, Support::Refused, "Run this shell command after the job."),
     opt("ioscheduler", Kind::Text, Category::Process, Support::Ignored, "Switch the device's I/O scheduler before the job; zonekit leaves system settings alone."),
-    opt("zonemode", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "no zones" }, Choice { name: "strided", canon: "strided", help: "zonesize bytes of each zonerange, then skip zoneskip" }, Choice { name: "zbd", canon: "zbd", help: "zoned block device rules: writes at write pointers" }], postfix: false }, Category::Zones, Support::Implemented, "How the zone options apply: `none`, `strided` or `zbd` (`strided` and `zbd` are refused when a job runs until zonekit's zone mode lands).")
+    opt("zonemode", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "no zones" }, Choice { name: "strided", canon: "strided", help: "zonesize bytes of each zonerange, then skip zoneskip" }, Choice { name: "zbd", canon: "zbd", help: "zoned block device rules: writes at write pointers" }], postfix: false }, Category::Zones, Support::Implemented, "How the zone options apply: `none`, `strided` (`zonesize` bytes of each `zonerange`, then skip `zoneskip`) or `zbd` (writes at write pointers, as on a zoned block device).")
         .def("none")
         .apply(|o, v| {
             o.zonemode = match v.as_text() { "zbd" => ZoneMode::Zbd, "strided" => ZoneMode::Strided, _ => ZoneMode::None };

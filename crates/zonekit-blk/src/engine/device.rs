@@ -10,7 +10,9 @@
 //! them back one by one: `getevents(min)` returns the `min` oldest completions (none when `min`
 //! is 0), as a device whose completions arrive one after the other. A job at `iodepth=N` thus
 //! keeps N commands in flight, as it does on a real disk (fio's `IO depths 8=99.8%` at N = 8).
-//! Each completion is stamped with the engine's clock when it is handed back.
+//! Each completion is stamped with the engine's clock when it is handed back. Zone resets run
+//! inline (`queue` completes them once nothing waits for a commit), as trims do on fio's
+//! asynchronous engines.
 
 use std::collections::VecDeque;
 use std::io;
@@ -138,6 +140,10 @@ impl Engine for DeviceEngine {
         }
         if self.sync {
             return Queued::Completed(self.execute(io));
+        }
+        if io.ddir == Ddir::ZoneReset {
+            // As the kernel engines do with trims: inline, once what is queued is sent.
+            return if self.queued.is_empty() { Queued::Completed(self.execute(io)) } else { Queued::Busy };
         }
         if self.in_flight[tag] || self.queued.len() == self.depth {
             return Queued::Busy;

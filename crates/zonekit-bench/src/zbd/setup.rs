@@ -1,0 +1,558 @@
+//! Setting zone mode up, job by job in run order, before any job starts (fio's `setup_files`
+//! calling `zbd_init_files` and `zbd_setup_files`): the zone state of each file (shared by every
+//! job naming the file), the options a zoned file decides (zone size, open-zone limit), and fio
+//! 3.33's checks with its messages.
+//!
+//! Several of fio's checks look at every job already set up, not only the one being set up
+//! (buffered writers, zone alignment, trim and verify block sizes): a job that breaks one makes
+//! the jobs set up after it fail too, as in fio. A job that fails setup does not run and is left
+//! out of the report; the others run.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
+
+use zonekit_core::{Zone, ZoneCond, ZoneOp, ZoneType, ZonedDevice};
+
+use super::policy::ZoneJob;
+use super::state::{MAX_OPEN_ZONES, Model, ZbdFile, ZoneInit};
+use crate::options::job::JobOptions;
+
+/// Why a job cannot run: fio's lines (`log_err`), and the job error (`td_verror`) if any.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SetupError {
+    /// Lines for standard error, in order.
+    pub lines: Vec<String>,
+    /// errno and what failed, as fio's `td_verror` records them.
+    pub verror: Option<(i32, String)>,
+}
+
+impl SetupError {
+    fn line(line: String) -> SetupError {
+        SetupError { lines: vec![line], verror: None }
+    }
+
+    fn with_verror(mut self, errno: i32, func: &str) -> SetupError {
+        self.verror.get_or_insert((errno, func.to_string()));
+        self
+    }
+}
+
+/// Where a file's zones come from.
+#[derive(Clone)]
+pub enum ZoneSource {
+    /// A regular file or a block device without zones: fio emulates zones of `zonesize`.
+    Emulated,
+    /// A zoned device (zonekit's emulated drive or a Linux zoned block device): its report.
+    Device(Arc<dyn ZonedDevice>),
+    /// A pipe or character device: no zone mode.
+    Unsupported,
+}
+
+/// One file of a job, as zone mode sees it.
+#[derive(Clone)]
+pub struct ZbdTarget {
+    /// The name the job gives it.
+    pub name: String,
+    /// Its size in bytes (fio's `real_file_size`).
+    pub size: u64,
+    /// A block device (buffered writes to a host-managed one are refused).
+    pub is_block: bool,
+    /// Where its zones come from.
+    pub source: ZoneSource,
+}
+
+/// The part of a job's options and files that zone setup reads and changes.
+#[derive(Debug, Clone)]
+pub struct ZbdJob {
+    /// Job name, for messages.
+    pub name: String,
+    /// The job's index in the run (0-based).
+    pub job_id: u32,
+    /// Writes (`td_write`).
+    pub writes: bool,
+    /// Trims (`td_trim`).
+    pub trims: bool,
+    /// Reads only (`td_ddir == TD_DDIR_READ`): its range is not aligned.
+    pub read_only: bool,
+    /// `direct`.
+    pub direct: bool,
+    /// `bs` per direction.
+    pub bs: [u64; 3],
+    /// Smallest and largest block sizes per direction.
+    pub min_bs: [u64; 3],
+    /// Largest block sizes per direction.
+    pub max_bs: [u64; 3],
+    /// `bssplit` given for trims.
+    pub trim_bssplit: bool,
+    /// Data verification.
+    pub verify: bool,
+    /// `zonesize` (0 until a zoned file sets it).
+    pub zone_size: u64,
+    /// `zonecapacity`.
+    pub zone_capacity: u64,
+    /// `zoneskip` in bytes.
+    pub zone_skip: u64,
+    /// `max_open_zones` as given, then as the file decides it.
+    pub max_open_zones: u32,
+    /// `job_max_open_zones`.
+    pub job_max_open_zones: u32,
+    /// `ignore_zone_limits`.
+    pub ignore_zone_limits: bool,
+    /// Random offsets.
+    pub random: bool,
+    /// Reads and writes mixed.
+    pub rw_mixed: bool,
+    /// `read_beyond_wp`.
+    pub read_beyond_wp: bool,
+    /// `zone_reset_threshold`, `zone_reset_frequency`.
+    pub reset_threshold: f64,
+    /// See `reset_threshold`.
+    pub reset_frequency: f64,
+    /// Its files: zone state, then the range (offset, length) once planned.
+    pub files: Vec<ZbdJobFile>,
+}
+
+/// One file of a [`ZbdJob`].
+#[derive(Debug, Clone)]
+pub struct ZbdJobFile {
+    /// The shared zone state.
+    pub zbd: Arc<ZbdFile>,
+    /// A block device.
+    pub is_block: bool,
+    /// Range start (fio's `file_offset`), aligned by [`ZbdRun::setup_files`].
+    pub offset: u64,
+    /// Range length (fio's `io_size`).
+    pub len: u64,
+}
+
+impl ZbdJob {
+    /// The zone part of a job's options (files come with [`ZbdRun::init_files`]).
+    pub fn from_options(o: &JobOptions, job_id: u32, zone_skip: u64) -> ZbdJob {
+        ZbdJob {
+            name: o.name.clone(),
+            job_id,
+            writes: o.rw.writes(),
+            trims: o.rw.trims(),
+            read_only: o.rw.reads() && !o.rw.writes() && !o.rw.trims(),
+            direct: o.direct,
+            bs: o.bs,
+            min_bs: o.min_bs,
+            max_bs: o.max_bs,
+            trim_bssplit: !o.bssplit[2].is_empty(),
+            // Data verification arrives with the second fio-compatibility round; until then a job
+            // asking for it is refused before it gets here.
+            verify: false,
+            zone_size: o.zonesize,
+            zone_capacity: o.zonecapacity,
+            zone_skip,
+            max_open_zones: o.max_open_zones,
+            job_max_open_zones: o.job_max_open_zones,
+            ignore_zone_limits: o.ignore_zone_limits,
+            random: o.rw.is_random(),
+            rw_mixed: o.rw.reads() && o.rw.writes(),
+            read_beyond_wp: o.read_beyond_wp,
+            reset_threshold: o.zone_reset_threshold,
+            reset_frequency: o.zone_reset_frequency,
+            files: Vec::new(),
+        }
+    }
+}
+
+/// Zone mode of a whole run: the zone state of each file, and every job set up so far.
+#[derive(Default)]
+pub struct ZbdRun {
+    files: Vec<Arc<ZbdFile>>,
+    /// Jobs whose files have zone state (including jobs that failed later in their setup, which
+    /// fio keeps checking).
+    jobs: Vec<ZbdJob>,
+    in_flight: Arc<AtomicUsize>,
+}
+
+/// fio's cap on reported zones per call (`ZBD_REPORT_MAX_ZONES`).
+const REPORT_BATCH: usize = 8192;
+
+impl ZbdRun {
+    /// A run with no zoned file yet.
+    pub fn new() -> ZbdRun {
+        ZbdRun::default()
+    }
+
+    /// The zone state of every file set up, for reports after the run.
+    pub fn files(&self) -> &[Arc<ZbdFile>] {
+        &self.files
+    }
+
+    /// fio's `zbd_init_files` for a job: find the zone state of each of its files (made by an
+    /// earlier job naming the same file) or build it, using this job's options.
+    pub fn init_files(&mut self, job: &mut ZbdJob, targets: &[ZbdTarget]) -> Result<(), SetupError> {
+        for t in targets {
+            let zbd = match self.files.iter().find(|f| f.name == t.name) {
+                Some(f) => f.clone(),
+                None => {
+                    let f = Arc::new(self.create(job, t)?);
+                    self.files.push(f.clone());
+                    f
+                }
+            };
+            job.files.push(ZbdJobFile { zbd, is_block: t.is_block, offset: 0, len: 0 });
+        }
+        Ok(())
+    }
+
+    /// fio's `zbd_create_zone_info`.
+    fn create(&self, job: &mut ZbdJob, t: &ZbdTarget) -> Result<ZbdFile, SetupError> {
+        let failed = |e: SetupError| e.with_verror(libc::EINVAL, "zbd_create_zone_info() failed");
+        let (model, zones, zone_size) = match &t.source {
+            ZoneSource::Unsupported => return Err(SetupError::line("zonemode=zbd does not support pipes".into())),
+            ZoneSource::Emulated => {
+                let (zones, zone_size) = self.emulate(job, t)?;
+                (Model::None, zones, zone_size)
+            }
+            ZoneSource::Device(dev) => {
+                let info = dev.info();
+                let model = if info.model == "host-aware" { Model::HostAware } else { Model::HostManaged };
+                let (zones, zone_size) = Self::parse_zone_info(t, dev.as_ref()).map_err(failed)?;
+                if job.zone_size == 0 {
+                    job.zone_size = zone_size;
+                } else if job.zone_size != zone_size {
+                    return Err(failed(SetupError::line(format!(
+                        "{} job parameter zonesize {} does not match disk zone size {zone_size}.",
+                        t.name, job.zone_size
+                    ))));
+                }
+                (model, zones, zone_size)
+            }
+        };
+        let max_open = self.max_open_zones(job, t, model).map_err(failed)?;
+        let mut f = ZbdFile::new(&t.name, model, zone_size, t.size, &zones, max_open, self.in_flight.clone());
+        if let ZoneSource::Device(dev) = &t.source {
+            f.device = Some(dev.clone());
+        }
+        Ok(f)
+    }
+
+    /// fio's `init_zone_info`: emulated zones, every one sequential and empty.
+    fn emulate(&self, job: &ZbdJob, t: &ZbdTarget) -> Result<(Vec<ZoneInit>, u64), SetupError> {
+        let zone_size = job.zone_size;
+        if zone_size == 0 {
+            return Err(SetupError::line(format!(
+                "{}: Specifying the zone size is mandatory for regular file/block device with --zonemode=zbd",
+                t.name
+            )));
+        }
+        if zone_size < 512 {
+            return Err(SetupError::line(format!(
+                "{}: zone size must be at least 512 bytes for --zonemode=zbd",
+                t.name
+            )));
+        }
+        let capacity = if job.zone_capacity == 0 { zone_size } else { job.zone_capacity };
+        if capacity > zone_size {
+            return Err(SetupError::line(format!(
+                "{}: job parameter zonecapacity {} is larger than zone size {}",
+                t.name, job.zone_capacity, job.zone_size
+            )));
+        }
+        if t.size < zone_size {
+            return Err(SetupError::line(format!(
+                "{}: file/device size {} is smaller than zone size {zone_size}",
+                t.name, t.size
+            ))
+            .with_verror(libc::EINVAL, "zbd_create_zone_info() failed"));
+        }
+        let nr = t.size.div_ceil(zone_size);
+        let zones = (0..nr)
+            .map(|i| ZoneInit {
+                start: i * zone_size,
+                len: zone_size,
+                capacity,
+                wp: i * zone_size,
+                zone_type: ZoneType::SeqWriteRequired,
+                cond: ZoneCond::Empty,
+            })
+            .collect();
+        Ok((zones, zone_size))
+    }
+
+    /// fio's `parse_zone_info`: the device's report, in batches.
+    fn parse_zone_info(t: &ZbdTarget, dev: &dyn ZonedDevice) -> Result<(Vec<ZoneInit>, u64), SetupError> {
+        let mut reported: Vec<Zone> = Vec::new();
+        let mut batch = Vec::new();
+        let mut sector = 0u64;
+        loop {
+            batch.clear();
+            if let Err(e) = dev.report_zones(sector, REPORT_BATCH, &mut batch) {
+                let errno = e.errno().0;
+                return Err(SetupError::line(format!(
+                    "{}: report zones from sector {sector} failed ({errno}).",
+                    t.name
+                ))
+                .with_verror(errno, "report zones failed"));
+            }
+            let Some(last) = batch.last() else { break };
+            sector = last.start + last.len;
+            reported.append(&mut batch);
+            if sector >= dev.info().geometry.capacity {
+                break;
+            }
+        }
+        let Some(first) = reported.first() else {
+            return Err(SetupError::line(format!("{}: report zones from sector 0 is empty.", t.name))
+                .with_verror(libc::EIO, "Empty zone report"));
+        };
+        let zone_size = first.len * 512;
+        let mut zones = Vec::with_capacity(reported.len());
+        for (i, z) in reported.iter().enumerate() {
+            let (start, len, cap) = (z.start * 512, z.len * 512, z.capacity * 512);
+            if i > 0 && start != zones.last().map_or(0, |p: &ZoneInit| p.start) + zone_size {
+                return Err(SetupError::line(format!("{}: invalid zone data", t.name)));
+            }
+            // fio takes the write pointer of a conventional or full zone to be its capacity end;
+            // read-only and offline zones report none.
+            let wp = match z.cond {
+                ZoneCond::NotWp | ZoneCond::Full | ZoneCond::ReadOnly => start + cap,
+                ZoneCond::Offline => start,
+                _ => (z.wp * 512).clamp(start, start + len),
+            };
+            zones.push(ZoneInit { start, len, capacity: cap, wp, zone_type: z.zone_type, cond: z.cond });
+        }
+        Ok((zones, zone_size))
+    }
+
+    /// fio's `zbd_set_max_open_zones`: the write-zone limit of the file.
+    fn max_open_zones(&self, job: &ZbdJob, t: &ZbdTarget, model: Model) -> Result<u32, SetupError> {
+        let limit = if model != Model::HostManaged || job.ignore_zone_limits {
+            job.max_open_zones
+        } else {
+            let dev_max = match &t.source {
+                ZoneSource::Device(d) => d.info().limits.max_open,
+                _ => 0,
+            };
+            if dev_max == 0 {
+                job.max_open_zones
+            } else if job.max_open_zones == 0 {
+                dev_max
+            } else if job.max_open_zones <= dev_max {
+                job.max_open_zones
+            } else {
+                return Err(SetupError::line(format!(
+                    "Specified --max_open_zones ({}) is larger than max ({dev_max})",
+                    job.max_open_zones
+                ))
+                .with_verror(libc::EINVAL, "Specified --max_open_zones is too large"));
+            }
+        };
+        if limit as usize > MAX_OPEN_ZONES {
+            return Err(SetupError::line(format!("'max_open_zones' value is larger than {MAX_OPEN_ZONES}"))
+                .with_verror(libc::EINVAL, "'max_open_zones' value is too large"));
+        }
+        Ok(limit)
+    }
+
+    /// Register `job` (its files initialised and its ranges planned): from now on its options
+    /// take part in the checks of every later job.
+    pub fn add_job(&mut self, job: ZbdJob) -> usize {
+        self.jobs.push(job);
+        self.jobs.len() - 1
+    }
+
+    /// fio's `zbd_setup_files` for job `idx`: the checks over every job set up so far (with their
+    /// messages, `info` lines for the rounding notes), then the zone policy of each of the job's
+    /// files. `resets` counts the zones reset to keep the write set within its limit.
+    pub fn setup_files(
+        &mut self,
+        idx: usize,
+        info: &mut Vec<String>,
+        resets: &mut u64,
+    ) -> Result<Vec<ZoneJob>, SetupError> {
+        // Buffered writes to a host-managed block device (or zonekit device) are refused.
+        let buffered = self
+            .jobs
+            .iter()
+            .any(|j| !j.direct && j.writes && j.files.iter().any(|f| f.is_block && f.zbd.model == Model::HostManaged));
+        if buffered {
+            return Err(SetupError::line("Using direct I/O is mandatory for writing to ZBD drives".into()));
+        }
+        for j in 0..self.jobs.len() {
+            for k in 0..self.jobs[j].files.len() {
+                Self::align(&mut self.jobs[j], k, info)?;
+            }
+        }
+        self.verify_bs()?;
+        let job = self.jobs[idx].clone();
+        let mut out = Vec::with_capacity(job.files.len());
+        for f in &job.files {
+            let zbd = &f.zbd;
+            let min_zone = zbd.zone_idx(f.offset);
+            let max_zone = zbd.zone_idx(f.offset + f.len);
+            if job.max_open_zones > 0 && zbd.max_open_zones != job.max_open_zones {
+                return Err(SetupError::line("Different 'max_open_zones' values".into()));
+            }
+            if job.job_max_open_zones > 0 && zbd.max_open_zones == 0 {
+                return Err(SetupError::line(
+                    "'job_max_open_zones' cannot be used without a global open zones limit".into(),
+                ));
+            }
+            let zj = ZoneJob {
+                file: zbd.clone(),
+                file_index: out.len(),
+                file_offset: f.offset,
+                io_size: f.len,
+                min_zone,
+                max_zone,
+                min_bs: job.min_bs,
+                random: job.random,
+                rw_mixed: job.rw_mixed,
+                job_max_open_zones: job.job_max_open_zones,
+                read_beyond_wp: job.read_beyond_wp,
+                reset_threshold: job.reset_threshold,
+                reset_frequency: job.reset_frequency,
+                verify: job.verify,
+            };
+            zbd.add_job(job.job_id);
+            // Zones left open before the run join the write set; those beyond its limit are reset
+            // (fio 3.33; later fio refuses the job instead).
+            for z in min_zone..max_zone {
+                if !zj.preopen(z, job.job_id) {
+                    if zj.setup_reset(z).is_err() {
+                        return Err(SetupError::line(format!("Failed to reest zone {z}")));
+                    }
+                    *resets += 1;
+                }
+            }
+            out.push(zj);
+        }
+        // The job's own limit is the file's from now on.
+        if let Some(f) = job.files.first() {
+            self.jobs[idx].max_open_zones = f.zbd.max_open_zones;
+        }
+        Ok(out)
+    }
+
+    /// fio's `zbd_zone_align_file_sizes` for file `k` of `job`.
+    fn align(job: &mut ZbdJob, k: usize, info: &mut Vec<String>) -> Result<(), SetupError> {
+        let f = job.files[k].clone();
+        let zbd = &f.zbd;
+        if f.offset >= zbd.size {
+            return Ok(());
+        }
+        // Only ranges holding a sequential zone are aligned.
+        let (zb, ze) = (zbd.zone_idx(f.offset), zbd.zone_idx((f.offset + f.len).max(1) - 1));
+        if f.len == 0 || !(zb..=ze).any(|z| zbd.has_wp(z)) {
+            return Ok(());
+        }
+        if job.zone_size == 0 {
+            job.zone_size = zbd.zone_size;
+        } else if job.zone_size != zbd.zone_size {
+            return Err(SetupError::line(format!(
+                "{}: zonesize {} does not match the device zone size {}.",
+                zbd.name, job.zone_size, zbd.zone_size
+            )));
+        }
+        if !job.zone_skip.is_multiple_of(job.zone_size) {
+            return Err(SetupError::line(format!(
+                "{}: zoneskip {} is not a multiple of the device zone size {}.",
+                zbd.name, job.zone_skip, job.zone_size
+            )));
+        }
+        let (mut offset, mut len) = (f.offset, f.len);
+        let z = zbd.zone_idx(offset);
+        if offset != zbd.start(z) && !job.read_only {
+            let new_offset = zbd.end(z);
+            if new_offset >= offset + len {
+                return Err(SetupError::line(format!("{}: io_size must be at least one zone", zbd.name)));
+            }
+            info.push(format!("{}: rounded up offset from {offset} to {new_offset}", zbd.name));
+            len -= new_offset - offset;
+            offset = new_offset;
+        }
+        let new_end = zbd.start(zbd.zone_idx(offset + len));
+        if !job.read_only && offset + len != new_end {
+            if new_end <= offset {
+                return Err(SetupError::line(format!("{}: io_size must be at least one zone", zbd.name)));
+            }
+            info.push(format!("{}: rounded down io_size from {len} to {}", zbd.name, new_end - offset));
+            len = new_end - offset;
+        }
+        job.files[k].offset = offset;
+        job.files[k].len = len;
+        Ok(())
+    }
+
+    /// fio's `zbd_verify_bs`, over every job set up so far.
+    fn verify_bs(&self) -> Result<(), SetupError> {
+        for j in &self.jobs {
+            if j.trims && (j.min_bs[2] != j.max_bs[2] || j.trim_bssplit) {
+                return Err(SetupError::line("bsrange and bssplit are not allowed for trim with zonemode=zbd".into()));
+            }
+            for f in &j.files {
+                let zs = f.zbd.zone_size;
+                if j.trims && j.bs[2] != zs {
+                    return Err(SetupError::line(format!(
+                        "{}: trim block size {} is not the zone size {zs}",
+                        f.zbd.name, j.bs[2]
+                    )));
+                }
+                if j.verify
+                    && let Some(bs) = j.bs.iter().find(|&&b| b == 0 || !zs.is_multiple_of(b))
+                {
+                    return Err(SetupError::line(format!(
+                        "{}: block size {bs} is not a divisor of the zone size {zs}",
+                        f.zbd.name
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The final range of job `idx`'s files after alignment: (offset, length) per file.
+    pub fn ranges(&self, idx: usize) -> Vec<(u64, u64)> {
+        self.jobs[idx].files.iter().map(|f| (f.offset, f.len)).collect()
+    }
+
+    /// Set the planned range of file `k` of job `idx` (before [`ZbdRun::setup_files`]).
+    pub fn set_range(&mut self, idx: usize, k: usize, offset: u64, len: u64) {
+        if let Some(f) = self.jobs[idx].files.get_mut(k) {
+            f.offset = offset;
+            f.len = len;
+        }
+    }
+
+    /// The zone size job `idx` ended up with (for `Nz` sizes and `zoneskip`).
+    pub fn zone_size(&self, idx: usize) -> u64 {
+        self.jobs[idx].zone_size
+    }
+}
+
+impl ZoneJob {
+    /// At setup: zone `z`, if open on the device, joins the write set. False when it is open but
+    /// the set has no room (it must be reset).
+    fn preopen(&self, z: u32, job: u32) -> bool {
+        let f = &self.file;
+        let mut s = f.lock();
+        if !matches!(s.zones[z as usize].cond, ZoneCond::ImplicitOpen | ZoneCond::ExplicitOpen) {
+            return true;
+        }
+        self.open_zone(&mut s, z, job)
+    }
+
+    /// At setup: reset zone `z` on the device, synchronously (fio's `zbd_reset_zone` before the
+    /// job's engine runs).
+    fn setup_reset(&self, z: u32) -> Result<(), ()> {
+        let f = &self.file;
+        let (start, end) = (f.start(z), f.end(z));
+        let data = f.lock().zones[z as usize].wp - start;
+        if data == 0 {
+            return Ok(());
+        }
+        if let Some(dev) = &f.device
+            && f.model != Model::None
+        {
+            dev.zone_mgmt(ZoneOp::Reset, start >> 9, (end - start) >> 9).map_err(|_| ())?;
+        }
+        let mut s = f.lock();
+        s.zones[z as usize].wp = start;
+        Ok(())
+    }
+}
