@@ -497,6 +497,12 @@ impl<'a> JobLoop<'a> {
     /// is terminated; every in-flight I/O is reaped before returning.
     pub async fn run(mut self) -> LoopEnd {
         let start = self.core.epoch_ns;
+        // Opening the files starts the first pass (fio's fio_file_reset at td_io_open_file).
+        if self.workload.spec().write {
+            for z in self.core.zones.iter().flatten() {
+                z.file_reset();
+            }
+        }
         if self.core.engine.is_sync() {
             let now = self.core.now();
             self.housekeeping(now, start);

@@ -191,6 +191,13 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         fsync_every: u64::from(opts.fsync),
         fdatasync_every: u64::from(opts.fdatasync),
         zone_mode: ZoneModeSpec::None,
+        io_size_given: opts.io_size.is_some_and(|s| !s.is_zero()),
+        pass_bytes: if opts.rw.writes() && opts.rw.is_random() && opts.norandommap {
+            total.max(io_limit)
+        } else {
+            total
+        },
+        keep_done_files: !opts.time_based && opts.loops <= 1 && !opts.do_verify,
     }
 }
 

@@ -117,6 +117,15 @@ pub struct WorkloadSpec {
     pub fdatasync_every: u64,
     /// How zones move the job's position (`zonemode`).
     pub zone_mode: ZoneModeSpec,
+    /// `io_size` was given: passes over the range go on until that many bytes are done, even past
+    /// `loops` (fio's `keep_running`).
+    pub io_size_given: bool,
+    /// Bytes a pass issues at most (fio's `total_bytes` in `do_io`: `size`, or `io_size` when
+    /// larger for random writes without a random map).
+    pub pass_bytes: u64,
+    /// A file done in one pass stays done in the next (fio: only with `loops=1`, not time based
+    /// and `do_verify=0`).
+    pub keep_done_files: bool,
 }
 
 /// The position rules of fio's zone modes (`io_u.c:setup_strided_zone_mode`,
@@ -183,6 +192,9 @@ impl WorkloadSpec {
             fsync_every: 0,
             fdatasync_every: 0,
             zone_mode: ZoneModeSpec::None,
+            io_size_given: false,
+            pass_bytes: size,
+            keep_done_files: false,
         }
     }
 }
@@ -311,6 +323,10 @@ pub struct Workload {
     pending_sync: Option<Dir>,
     /// Bytes done in the current zone (fio's `zone_bytes`).
     zone_bytes: u64,
+    /// Passes over the range started, beyond the first.
+    pass: u32,
+    /// Bytes issued in this pass.
+    pass_issued: u64,
 }
 
 fn hash_u64(v: u64) -> u64 {
@@ -360,6 +376,8 @@ impl Workload {
             writes_since_datasync: 0,
             pending_sync: None,
             zone_bytes: 0,
+            pass: 0,
+            pass_issued: 0,
         }
     }
 
@@ -407,42 +425,84 @@ impl Workload {
             let file = self.next_file.checked_sub(1).unwrap_or(self.files.len() - 1);
             return Some(Proposal { dir, file, offset: 0, len: 0 });
         }
-        if let Some(rem) = self.remaining()
-            && (rem == 0 || rem < self.max_bs().min(rem.max(1)) || rem < self.min_bs_any())
-        {
+        loop {
+            // fio's do_io: stop once the job's byte limit is issued; a pass ends after `size`
+            // bytes (`pass_bytes`), or when every file is done.
+            if self.remaining() == Some(0) {
+                return None;
+            }
+            if !self.spec.time_based && self.pass_issued >= self.spec.pass_bytes {
+                if !self.next_pass(hooks) {
+                    return None;
+                }
+                continue;
+            }
+            let drawn = self.next_dir();
+            for _ in 0..=self.files.len() {
+                let Some(fi) = self.pick_file() else { break };
+                let dir = hooks.map_or(drawn, |h| h.adjust_dir(fi, drawn));
+                if let Some(p) = self.propose_in(fi, dir, hooks) {
+                    return Some(p);
+                }
+                self.files[fi].done = true;
+            }
+            if !self.next_pass(hooks) {
+                return None;
+            }
+        }
+    }
+
+    /// The next I/O in file `fi` and direction `dir`, or `None` when the file is done for this
+    /// pass (fio's `fill_io_u` failing).
+    fn propose_in(&mut self, fi: usize, dir: Dir, hooks: Option<&dyn ZoneHooks>) -> Option<Proposal> {
+        let d = dir.index().expect("data direction");
+        self.zone_mode_setup(fi, dir, hooks);
+        let off = match self.next_offset(fi, d) {
+            Some(off) => off,
+            None if self.spec.time_based => {
+                self.reset_file(fi, hooks);
+                self.next_offset(fi, d)?
+            }
+            None => return None,
+        };
+        let len = self.next_buflen(fi, d, off)?;
+        // A fixed block size is not cut at the range end; only the file's end stops it.
+        let r = self.files[fi].range;
+        if r.offset + off + len > r.size {
             return None;
         }
-        let drawn = self.next_dir();
-        for _ in 0..=self.files.len() {
-            let fi = self.pick_file()?;
-            let dir = hooks.map_or(drawn, |h| h.adjust_dir(fi, drawn));
-            let d = dir.index().expect("data direction");
-            self.zone_mode_setup(fi, dir, hooks);
-            match self.next_offset(fi, d) {
-                Some(off) => {
-                    let len = self.next_buflen(fi, d, off)?;
-                    return Some(self.proposal(dir, fi, off, len));
-                }
-                None => {
-                    if self.spec.time_based {
-                        self.reset_file(fi, hooks);
-                        if let Some(off) = self.next_offset(fi, d) {
-                            let len = self.next_buflen(fi, d, off)?;
-                            return Some(self.proposal(dir, fi, off, len));
-                        }
-                    }
-                    self.files[fi].done = true;
-                }
+        Some(self.proposal(dir, fi, off, len))
+    }
+
+    /// fio's `keep_running` between passes: another pass while `loops` asks for one, or while
+    /// less than `io_size` (else `size`) is done. A new pass starts every file over.
+    fn next_pass(&mut self, hooks: Option<&dyn ZoneHooks>) -> bool {
+        if !self.spec.time_based {
+            let done: u64 = self.issue_bytes.iter().sum();
+            let limit = if self.spec.io_size_given { self.spec.io_limit } else { self.spec.pass_bytes };
+            let more_loops = self.pass + 1 < self.spec.loops.max(1);
+            let all_done = self.files.iter().all(|f| f.done);
+            let go = more_loops
+                || (done < limit && limit - done >= self.max_bs() && (self.spec.io_size_given || !all_done));
+            if !go {
+                return false;
             }
         }
-        // Every file is exhausted: a new loop starts over, else the job is done.
-        if self.remaining().is_some_and(|r| r >= self.max_bs()) && self.spec.loops > 1 {
-            for fi in 0..self.files.len() {
-                self.reset_file(fi, hooks);
-            }
-            return self.propose(hooks);
+        let keep_done = self.spec.keep_done_files;
+        let done: Vec<bool> = self.files.iter().map(|f| f.done).collect();
+        if keep_done && done.iter().all(|&d| d) {
+            return false;
         }
-        None
+        self.pass += 1;
+        self.pass_issued = 0;
+        self.zone_bytes = 0;
+        for (fi, was_done) in done.into_iter().enumerate() {
+            self.reset_file(fi, hooks);
+            if keep_done {
+                self.files[fi].done = was_done;
+            }
+        }
+        true
     }
 
     fn proposal(&self, dir: Dir, fi: usize, rel: u64, len: u64) -> Proposal {
@@ -520,16 +580,6 @@ impl Workload {
         }
     }
 
-    fn min_bs_any(&self) -> u64 {
-        let mut m = u64::MAX;
-        for (i, on) in [self.spec.read, self.spec.write, self.spec.trim].into_iter().enumerate() {
-            if on {
-                m = m.min(self.spec.bs[i].min);
-            }
-        }
-        if m == u64::MAX { 1 } else { m }
-    }
-
     /// Count an I/O proposed at `orig` (relative to the range) and placed at `off`.
     fn issue(&mut self, dir: Dir, fi: usize, orig: u64, off: u64, len: u64) -> NextIo {
         let d = dir.index().expect("data direction");
@@ -554,6 +604,7 @@ impl Workload {
         f.last_pos[d] = off + len;
         self.issues[d] += 1;
         self.issue_bytes[d] += len;
+        self.pass_issued += len;
         self.zone_bytes += len;
         if dir == Dir::Write {
             self.writes_since_sync += 1;
@@ -707,7 +758,7 @@ impl Workload {
         let room = r.len.min(r.size.saturating_sub(r.offset)).saturating_sub(off);
         let fits = |n: u64| n <= room;
         if bs.min == bs.max {
-            return fits(bs.min).then_some(bs.min);
+            return Some(bs.min);
         }
         if !fits(bs.min) {
             return None;

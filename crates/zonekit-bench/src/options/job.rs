@@ -551,6 +551,8 @@ pub struct JobOptions {
     pub zoneskip: SizeSpec,
     /// `read_beyond_wp`.
     pub read_beyond_wp: bool,
+    /// `do_verify` (default on, verify or not: fio then starts every pass with all files).
+    pub do_verify: bool,
     /// `max_open_zones` (0: the device limit).
     pub max_open_zones: u32,
     /// `job_max_open_zones` (0: no per-job limit).
@@ -740,6 +742,7 @@ impl Default for JobOptions {
             zonerange: 0,
             zoneskip: SizeSpec::Bytes(0),
             read_beyond_wp: false,
+            do_verify: true,
             max_open_zones: 0,
             job_max_open_zones: 0,
             ignore_zone_limits: false,

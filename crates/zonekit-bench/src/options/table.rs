@@ -956,9 +956,13 @@ pub static OPTIONS: &[OptionDef] = &[
         .parent("iomem"),
     opt("verify", Kind::Choice { choices: &[Choice { name: "0", canon: "0", help: "" }, Choice { name: "md5", canon: "md5", help: "" }, Choice { name: "crc64", canon: "crc64", help: "" }, Choice { name: "crc32", canon: "crc32", help: "" }, Choice { name: "crc32c-intel", canon: "crc32c-intel", help: "" }, Choice { name: "crc32c", canon: "crc32c", help: "" }, Choice { name: "crc16", canon: "crc16", help: "" }, Choice { name: "crc7", canon: "crc7", help: "" }, Choice { name: "sha1", canon: "sha1", help: "" }, Choice { name: "sha256", canon: "sha256", help: "" }, Choice { name: "sha512", canon: "sha512", help: "" }, Choice { name: "sha3-224", canon: "sha3-224", help: "" }, Choice { name: "sha3-256", canon: "sha3-256", help: "" }, Choice { name: "sha3-384", canon: "sha3-384", help: "" }, Choice { name: "sha3-512", canon: "sha3-512", help: "" }, Choice { name: "xxhash", canon: "xxhash", help: "" }, Choice { name: "meta", canon: "meta", help: "" }, Choice { name: "pattern", canon: "pattern", help: "" }, Choice { name: "null", canon: "null", help: "" }], postfix: false }, Category::Verify, Support::Refused, "Check written data with this method (`md5`, `crc32c`, `pattern`…); `0` is off.")
         .def("0"),
-    opt("do_verify", Kind::Bool, Category::Verify, Support::Ignored, "Run the verify phase after writing; has effect only with `verify`, which is refused.")
+    opt("do_verify", Kind::Bool, Category::Verify, Support::Ignored, "Run the verify phase after writing; has effect only with `verify`, which is refused (fio's default of 1 also makes every pass of a job start with all its files, which zonekit follows).")
         .def("1")
-        .parent("verify"),
+        .parent("verify")
+        .apply(|o, v| {
+            o.do_verify = v.as_bool();
+            Ok(())
+        }),
     opt("verifysort", Kind::Deprecated, Category::Verify, Support::Ignored, "Deprecated in fio; no effect."),
     opt("verifysort_nr", Kind::Deprecated, Category::Verify, Support::Ignored, "Deprecated in fio; no effect."),
     opt("verify_interval", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Ignored, "Bytes covered by each verify header; has effect only with `verify`.")
