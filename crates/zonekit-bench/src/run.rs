@@ -309,6 +309,8 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], elapsed_sec: i64) -> Vec<
             kb_base: opts.kb_base,
             unit_bits: opts.unit_base == 1,
             sig_figs: opts.significant_figures,
+            count_zone_resets: opts.zonemode == crate::options::job::ZoneMode::Zbd
+                && (opts.rw.writes() || opts.rw.trims()),
             ..JobInfo::default()
         };
         if opts.group_reporting {
@@ -316,6 +318,7 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], elapsed_sec: i64) -> Vec<
                 Some((g, _, st, mi)) if *g == c.run.groupid => {
                     st.merge(&e.stats);
                     mi.members += 1;
+                    mi.count_zone_resets |= info.count_zone_resets;
                     if mi.error == 0 && errno != 0 {
                         mi.error = errno;
                         mi.verror = info.verror.clone();

@@ -100,6 +100,25 @@ pub const PROFILES: &[Profile] = &[
         description: "NVMe ZNS SSD, WD Ultrastar DC ZN540 class",
         source: "zone capacity 1,077 MiB of 2 GiB zones as published ZNS studies of the ZN540 use it; max 14 open / 14 active from zonedstorage.io; 1,904 zones is zonekit's choice",
     },
+    // A large null_blk device without limits and without timing, for speed work and tests: what
+    // `modprobe null_blk zoned=1 zone_size=256 size=1048576` gives (512-byte blocks, no
+    // conventional zones, no open or active limit).
+    Profile {
+        name: "nullb-1t",
+        personality: Personality::NullBlk,
+        zone_size_mib: 256,
+        zone_capacity_mib: 256,
+        nr_zones: 4096,
+        nr_conv_zones: 0,
+        block_size: 512,
+        max_open: 0,
+        max_active: 0,
+        max_append_sectors: 255,
+        rotational: false,
+        vendor: "nullb (emulated)",
+        description: "1 TiB null_blk zoned device, no zone limits, no timing (speed work and tests)",
+        source: "null_blk configfs: size=1048576 zone_size=256 zoned=1 (Linux defaults otherwise: 512-byte blocks, no limits); zone_append_max_bytes 130560 as null_blk reports it",
+    },
     // Small devices for tests and demos. nullb-small matches the zoned null_blk device that the VM
     // test creates (16 x 4 MiB zones, 1 conventional, max 4 open / 8 active, 255-sector zone
     // appends), zbc-small the scsi_debug one (zbc=managed zone_size_mb=4 zone_nr_conv=1
@@ -217,6 +236,9 @@ mod tests {
         assert_eq!(g.zone_size, 524_288);
         let g = profile("smr-hm-30tb").unwrap().config().geometry;
         assert_eq!((g.nr_zones, g.nr_conv_zones), (111_760, 1_118));
+        let n = profile("nullb-1t").unwrap().config();
+        assert_eq!(n.geometry.capacity_bytes(), 1 << 40);
+        assert_eq!((n.limits.max_open, n.limits.max_active, n.geometry.nr_conv_zones), (0, 0, 0));
         let z = profile("zns-zn540").unwrap().config();
         assert_eq!(z.geometry.zone_capacity, 1077 * 2048);
         assert_eq!(z.geometry.zone_size, 2048 * 2048);

@@ -158,6 +158,9 @@ pub fn job(ts: &JobReport, rs: Option<&GroupReport>, plus: bool) -> Json {
     if !info.description.is_empty() {
         root.add_s("desc", info.description.as_str());
     }
+    if info.count_zone_resets {
+        root.add_u("zone_resets", ts.nr_zone_resets);
+    }
     root
 }
 

@@ -202,6 +202,9 @@ pub struct JobInfo {
     pub unit_bits: bool,
     /// `significant_figures` (default 4).
     pub sig_figs: u32,
+    /// A `zonemode=zbd` job that writes or trims: JSON gets `"zone_resets"` (as fio 3.42 prints
+    /// it; fio 3.33 has no such key).
+    pub count_zone_resets: bool,
 }
 
 impl Default for JobInfo {
@@ -226,6 +229,7 @@ impl Default for JobInfo {
             kb_base: 1024,
             unit_bits: false,
             sig_figs: 4,
+            count_zone_resets: false,
         }
     }
 }
