@@ -24,6 +24,7 @@ rows=(
     "psync 4k randwrite qd1|--name=b --filename=$file --direct=1 --rw=randwrite --bs=4k --ioengine=psync --iodepth=1 --size=2G --time_based --runtime=$secs --randrepeat=0"
     "io_uring 4k randwrite qd32|--name=b --filename=$file --direct=1 --rw=randwrite --bs=4k --ioengine=io_uring --iodepth=32 --size=2G --time_based --runtime=$secs --randrepeat=0"
     "psync 256k write (kernel-bound)|--name=b --filename=$file --direct=1 --rw=write --bs=256k --ioengine=psync --iodepth=1 --size=2G --time_based --runtime=$secs --randrepeat=0"
+    "zbd psync 4k randwrite qd1|--name=b --filename=$file --direct=1 --rw=randwrite --bs=4k --ioengine=psync --iodepth=1 --size=2G --time_based --runtime=$secs --randrepeat=0 --zonemode=zbd --zonesize=64M --max_open_zones=8"
 )
 
 # One run: prints "IOPS CPU_SECONDS TOTAL_IOS".
@@ -58,4 +59,17 @@ for row in "${rows[@]}"; do
     f_c=$(printf '%s\n' "${fc[@]}" | median); z_c=$(printf '%s\n' "${zc[@]}" | median)
     printf '%-32s %12.0f %12.0f %6.2fx %11.2f us %11.2f us %6.2fx\n' "$name" "$f_i" "$z_i" \
         "$(python3 -c "print($z_i/$f_i)")" "$f_c" "$z_c" "$(python3 -c "print($z_c/$f_c)")"
+done
+
+# zonekit alone: zonemode=zbd random writes to the 1 TiB null_blk profile, in process (no kernel).
+printf '\n%-40s %12s\n' "zonekit in process (@nullb-1t)" "IOPS"
+for eng in "psync|--ioengine=psync" "libaio qd32|--ioengine=libaio --iodepth=32"; do
+    name=${eng%%|*}; e=${eng#*|}
+    zi=()
+    for _ in $(seq "$runs"); do
+        # shellcheck disable=SC2086
+        read -r i _ _ < <(one "$zk" bench --name=n --filename=@nullb-1t --direct=1 --zonemode=zbd --rw=randwrite --bs=4k --size=100% --time_based --runtime=$secs --randrepeat=0 $e)
+        zi+=("$i")
+    done
+    printf '%-40s %12.0f\n' "zbd 4k randwrite, $name" "$(printf '%s\n' "${zi[@]}" | median)"
 done

@@ -235,7 +235,9 @@ struct RandomMap {
 
 impl RandomMap {
     fn new(nr: u64) -> RandomMap {
-        RandomMap { bits: vec![0; nr.div_ceil(64) as usize], nr, used: 0 }
+        let mut bits = vec![0; nr.div_ceil(64) as usize];
+        crate::process::sys::advise_huge_pages(&mut bits);
+        RandomMap { bits, nr, used: 0 }
     }
 
     fn is_free(&self, b: u64) -> bool {
@@ -323,6 +325,8 @@ pub struct Workload {
     pending_sync: Option<Dir>,
     /// Bytes done in the current zone (fio's `zone_bytes`).
     zone_bytes: u64,
+    /// The offset generator's next draw, taken one I/O early (see `random_offset`).
+    next_unit: Option<f64>,
     /// Passes over the range started, beyond the first.
     pass: u32,
     /// Bytes issued in this pass.
@@ -376,6 +380,7 @@ impl Workload {
             writes_since_datasync: 0,
             pending_sync: None,
             zone_bytes: 0,
+            next_unit: None,
             pass: 0,
             pass_issued: 0,
         }
@@ -482,8 +487,8 @@ impl Workload {
             let limit = if self.spec.io_size_given { self.spec.io_limit } else { self.spec.pass_bytes };
             let more_loops = self.pass + 1 < self.spec.loops.max(1);
             let all_done = self.files.iter().all(|f| f.done);
-            let go = more_loops
-                || (done < limit && limit - done >= self.max_bs() && (self.spec.io_size_given || !all_done));
+            let go =
+                more_loops || (done < limit && limit - done >= self.max_bs() && (self.spec.io_size_given || !all_done));
             if !go {
                 return false;
             }
@@ -739,8 +744,17 @@ impl Workload {
         let b = match f.dist.as_mut() {
             Some(dist) => dist.next(&mut self.rng_dist) % lastb,
             None => {
-                let b = ((lastb as f64) * self.rng_offset.unit()) as u64;
+                let u = self.next_unit.take().unwrap_or_else(|| self.rng_offset.unit());
+                let b = ((lastb as f64) * u) as u64;
                 let b = b.min(lastb - 1);
+                // Draw the next offset now and let the CPU fetch its random-map word meanwhile: a
+                // large map misses the cache on nearly every I/O.
+                let next = self.rng_offset.unit();
+                self.next_unit = Some(next);
+                if let Some(map) = f.map.as_ref() {
+                    let nb = (((lastb as f64) * next) as u64).min(lastb - 1);
+                    crate::process::sys::prefetch(map.bits.as_ptr().wrapping_add((nb / 64) as usize));
+                }
                 match f.map.as_ref() {
                     Some(map) if !map.is_free(b) => map.next_free(b)?,
                     Some(map) if map.used >= map.nr => return None,
