@@ -91,6 +91,10 @@ pub struct LoopConfig {
     pub file_names: Vec<String>,
     /// The job's index in the run (0-based), for the zone policy's locks.
     pub job_id: u32,
+    /// `direct=1` (fio's hint when the first direct I/O fails with EINVAL).
+    pub direct: bool,
+    /// `zonemode=zbd` (fio's hint when the first write fails as a zoned device fails it).
+    pub zbd: bool,
 }
 
 /// How the loop ended.
@@ -669,6 +673,24 @@ impl<'a> JobLoop<'a> {
         }
     }
 
+    /// fio's hints when the first I/O of a direction fails as it is queued (`td_io_queue`).
+    fn first_io_hints(&mut self, io: &NextIo, res: i32) {
+        let Some(d) = io.dir.index() else { return };
+        if res >= 0 || self.workload.issued()[d & 1] != 1 {
+            return;
+        }
+        let c = &mut self.core;
+        if res == -libc::EINVAL && c.cfg.direct {
+            c.log.push(
+                "first direct IO errored. File system may not support direct IO, or iomem_align= is bad, or invalid block size. Try setting direct=0.".into(),
+            );
+        }
+        if (res == -libc::EIO || res == -libc::EREMOTEIO) && !c.cfg.zbd {
+            let file = c.cfg.file_names.get(io.file).cloned().unwrap_or_default();
+            c.log.push(format!("first I/O failed. If {file} is a zoned block device, consider --zonemode=zbd"));
+        }
+    }
+
     fn count_issue(&mut self, dir: Dir) {
         if !self.core.ramping {
             match stat_ddir(dir) {
@@ -699,6 +721,7 @@ impl<'a> JobLoop<'a> {
         };
         self.zone_queued(&issue, false, res);
         let done = self.core.now();
+        self.first_io_hints(&io, res);
         self.count_issue(io.dir);
         if !self.core.ramping {
             self.core.stats.queued(1, 1);
@@ -744,6 +767,7 @@ impl<'a> JobLoop<'a> {
                 Queued::Completed(res) => {
                     self.zone_queued(&issue, false, res);
                     let done = self.core.now();
+                    self.first_io_hints(&io, res);
                     self.count_issue(io.dir);
                     if !self.core.ramping {
                         self.core.stats.queued(self.core.inflight + 1, 1);
@@ -882,6 +906,8 @@ mod tests {
             seed: 1,
             file_names: vec!["f".into()],
             job_id: 0,
+            direct: false,
+            zbd: false,
         }
     }
 

@@ -392,19 +392,29 @@ fn finalize(
             format!("rw={}: trim and write operations are not allowed with --readonly", o.rw.name()),
         );
     }
+    // fio's wording (init.c:fixup_options), which t/zbd greps.
     if o.zonemode == ZoneMode::None && o.zonesize != 0 {
         let why = if o.is_set("zonemode") {
-            format!("{}: not compatible with zonemode=none", shown("zonesize"))
+            format!("{}: --zonemode=none and --zonesize are not compatible", shown("zonesize"))
         } else {
-            format!("{}: needs zonemode=strided or zonemode=zbd (zonemode defaults to none)", shown("zonesize"))
+            format!(
+                "{}: --zonemode=none and --zonesize are not compatible (zonemode defaults to none; give zonemode=strided or zbd)",
+                shown("zonesize")
+            )
         };
         conflict(where_set("zonesize"), why);
     }
     if o.zonemode == ZoneMode::Zbd && !o.create_serialize {
-        conflict(where_set("create_serialize"), "create_serialize=0: not compatible with zonemode=zbd".into());
+        conflict(
+            where_set("create_serialize"),
+            "create_serialize=0: --zonemode=zbd and --create_serialize=0 are not compatible".into(),
+        );
     }
     if o.zonemode == ZoneMode::Strided && o.zonesize == 0 {
-        conflict(where_set("zonemode"), "zonemode=strided: needs zonesize".into());
+        conflict(
+            where_set("zonemode"),
+            "zonemode=strided: --zonesize must be specified when using --zonemode=strided".into(),
+        );
     }
     if o.zonemode == ZoneMode::Strided && o.openfiles > 1 {
         o.zonemode = ZoneMode::None;

@@ -262,6 +262,8 @@ pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopC
         seed,
         file_names: files.iter().map(|f| f.path.display().to_string()).collect(),
         job_id: 0,
+        direct: opts.direct,
+        zbd: opts.zonemode == crate::options::job::ZoneMode::Zbd,
     }
 }
 

@@ -298,11 +298,12 @@ fn choice_names(choices: &[Choice]) -> String {
 
 fn int_in(s: &str, min: i64, max: i64, kb_base: u32) -> Result<i64, String> {
     let v = value::parse_int(s, kb_base)?;
+    // fio's wording (parse.c), which scripts grep.
     if v < min {
-        return Err(format!("must be at least {min}"));
+        return Err(format!("min value out of range: {v} ({min} min)"));
     }
     if v > max {
-        return Err(format!("must be at most {max}"));
+        return Err(format!("max value out of range: {v} ({max} max)"));
     }
     Ok(v)
 }

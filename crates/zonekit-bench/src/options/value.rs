@@ -333,11 +333,15 @@ pub fn parse_float_list(s: &str, max_len: usize, min: f64, max: f64) -> Result<(
     let mut precision = 0u32;
     for part in s.split(':') {
         if out.len() == max_len {
-            return Err(format!("the list exceeds its maximum length of {max_len}"));
+            // fio's wording (parse.c), which scripts grep.
+            return Err(format!("the list exceeding max length {max_len}"));
         }
         let v = parse_float(part).map_err(|_| format!("'{part}' is not a floating point value"))?;
-        if v < min || v > max {
-            return Err(format!("{v} is out of range [{min}, {max}]"));
+        if v > max {
+            return Err(format!("value out of range: {v:.6} (range max: {max:.6})"));
+        }
+        if v < min {
+            return Err(format!("value out of range: {v:.6} (range min: {min:.6})"));
         }
         if let Some((_, frac)) = part.trim().split_once('.') {
             let digits = frac.bytes().take_while(u8::is_ascii_digit).count() as u32;
