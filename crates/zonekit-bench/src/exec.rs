@@ -64,6 +64,8 @@ pub struct Progress {
     pub snapshot_wanted: AtomicBool,
     /// The job's numbers so far, when asked for.
     pub snapshot: std::sync::Mutex<Option<crate::stats::JobStats>>,
+    /// The job's thread has ended (or the job never started): jobs that `wait_for` it may go.
+    pub finished: AtomicBool,
 }
 
 /// Everything the loop needs besides the engine, the workload and the statistics.
@@ -409,7 +411,7 @@ impl JobIo for Core<'_> {
     }
 
     fn verror(&mut self, errno: i32, func: &str) {
-        self.error.get_or_insert((errno, func.to_string()));
+        self.error.get_or_insert((errno, format!("func={func}")));
     }
 
     fn log_err(&mut self, line: String) {

@@ -261,6 +261,8 @@ fn verror(errno: i32, msg: &str) -> String {
     let text = zonekit_core::Errno(errno).description().map(str::to_string).unwrap_or_else(|| format!("errno {errno}"));
     if msg.starts_with("io_u error") {
         format!("file:io_u.c:1845, func=io_u error, error={text}")
+    } else if msg.starts_with("func=") {
+        format!("{msg}, error={text}")
     } else {
         format!("func={msg}, error={text}")
     }
@@ -348,13 +350,10 @@ fn check_targets(jobs: &[BenchJob], devices: &mut crate::target::Devices) -> Res
     Ok(())
 }
 
-/// fio's line for a job error recorded with `td_verror` (not an I/O error, which has its own).
+/// The line for a job's error: fio's `pid=…, err=…/func=…` for an error recorded as fio's
+/// `td_verror` does (`func=` messages), the message itself otherwise.
 fn verror_line(pid: u32, errno: i32, msg: &str) -> String {
-    if msg.starts_with("io_u error") || msg.contains(": ") {
-        msg.to_string()
-    } else {
-        format!("pid={pid}, err={errno}/{}", verror(errno, msg))
-    }
+    if msg.starts_with("func=") { format!("pid={pid}, err={errno}/{}", verror(errno, msg)) } else { msg.to_string() }
 }
 
 /// The zones of every zoned target of the run, in blkzone's format (`--zone-report-out`): a
@@ -484,6 +483,7 @@ pub fn execute(
         match prepare_job(c.run.clone(), &mut ctx, &note) {
             Ok(p) => prepared.push(Some(p)),
             Err(o) => {
+                c.progress.finished.store(true, Ordering::Relaxed);
                 for line in &o.log {
                     let _ = writeln!(err, "zonekit: {line}");
                 }
@@ -530,8 +530,26 @@ pub fn execute(
         for (i, c) in clones.iter().enumerate().filter(|(_, c)| c.run.groupid == g) {
             let Some(p) = prepared[i].take() else { continue };
             let (t, pr, n) = (terminate.clone(), c.progress.clone(), note.clone());
+            // `wait_for`: the clones of the named job this one starts after.
+            let waitees: Vec<Arc<Progress>> = match &c.run.opts.wait_for {
+                Some(w) => clones
+                    .iter()
+                    .filter(|o| &o.name == w || &o.run.opts.name == w)
+                    .map(|o| o.progress.clone())
+                    .collect(),
+                None => Vec::new(),
+            };
             let name = format!("{}-{}", c.run.opts.name, c.run.jobnum);
-            match std::thread::Builder::new().name(name).spawn(move || run_prepared(p, t, pr, n)) {
+            let body = move || {
+                while !waitees.iter().all(|w| w.finished.load(Ordering::Relaxed)) && !t.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                let done = pr.clone();
+                let o = run_prepared(p, t, pr, n);
+                done.finished.store(true, Ordering::Relaxed);
+                o
+            };
+            match std::thread::Builder::new().name(name).spawn(body) {
                 Ok(h) => handles.push((i, h)),
                 Err(e) => {
                     let _ = writeln!(err, "zonekit: cannot start a job thread: {e}");

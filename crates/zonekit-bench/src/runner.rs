@@ -296,6 +296,14 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
                     .create(parent);
             }
             if let Err(e) = file::lay_out_file(&f.path, f.range.size, &spec, &mut fill) {
+                if !spec.allow_create && e.kind() == std::io::ErrorKind::NotFound {
+                    return Err(Box::new(fail(
+                        &run,
+                        started,
+                        errno_of(&e),
+                        "file creation disallowed by allow_file_create=0".into(),
+                    )));
+                }
                 return Err(Box::new(fail(
                     &run,
                     started,

@@ -622,7 +622,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.name = v.as_text().to_string();
             Ok(())
         }),
-    opt("wait_for", Kind::Text, Category::Jobs, Support::Refused, "Start only once the named job has finished.")
+    opt("wait_for", Kind::Text, Category::Jobs, Support::Implemented, "Start only once every clone of the named job has finished.")
         .apply(|o, v| {
             o.wait_for = Some(v.as_text().to_string());
             Ok(())
@@ -1215,7 +1215,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.create_only = v.as_bool();
             Ok(())
         }),
-    opt("allow_file_create", Kind::Bool, Category::Files, Support::Refused, "May create missing files; `0` is refused.")
+    opt("allow_file_create", Kind::Bool, Category::Files, Support::Implemented, "May create missing files; with `0` a job whose file does not exist fails.")
         .def("1")
         .apply(|o, v| {
             o.allow_file_create = v.as_bool();

@@ -22,7 +22,7 @@ use crate::options::job::JobOptions;
 pub struct SetupError {
     /// Lines for standard error, in order.
     pub lines: Vec<String>,
-    /// errno and what failed, as fio's `td_verror` records them.
+    /// errno and what failed (`func=…`), as fio's `td_verror` records them.
     pub verror: Option<(i32, String)>,
 }
 
@@ -32,7 +32,7 @@ impl SetupError {
     }
 
     fn with_verror(mut self, errno: i32, func: &str) -> SetupError {
-        self.verror.get_or_insert((errno, func.to_string()));
+        self.verror.get_or_insert((errno, format!("func={func}")));
         self
     }
 }
