@@ -736,7 +736,15 @@ impl<'a> JobLoop<'a> {
 
     async fn fill_queue(&mut self) {
         let batch = self.core.cfg.batch_submit.max(1) as usize;
+        // At most as many I/Os as there were free slots: the zone policy may drain the queue
+        // while it places an I/O (which frees every slot again), and the caller must get to its
+        // housekeeping (deadline, ramp, samples, termination) between rounds.
+        let mut budget = self.core.free.len();
         while let Some(&tag) = self.core.free.last() {
+            if budget == 0 || self.terminate.load(Ordering::Relaxed) {
+                return;
+            }
+            budget -= 1;
             let issue = match self.retry.take() {
                 Some(r) => r,
                 None => match self.next_io().await {
