@@ -362,7 +362,8 @@ impl Workload {
             })
             .collect();
         let rwmix_dir = if spec.read { 0 } else { 1 };
-        let seq_nr = spec.rw_modifier.max(1);
+        // fio starts the countdown at 1 (init.c), not at N: the first I/O takes a random offset.
+        let seq_nr = 1;
         Workload {
             rng_offset: Rng::new(seed),
             rng_bs: [Rng::new(seed ^ 0xb50), Rng::new(seed ^ 0xb51), Rng::new(seed ^ 0xb52)],
@@ -923,6 +924,20 @@ mod tests {
         s.rw_modifier = 4096;
         let ios = drain(&mut Workload::new(s));
         assert_eq!(ios.iter().map(|i| i.offset).take(3).collect::<Vec<_>>(), vec![0, 8192, 16384]);
+    }
+
+    #[test]
+    fn random_every_n_starts_with_a_random_offset() {
+        // rw=randwrite:4 with rw_sequencer=sequential: one random offset, then three I/Os that
+        // follow it, then a new random offset (fio's countdown starts at 1, not at N).
+        let mut s = spec(false, true, true, 64 << 20, 4096);
+        s.rw_modifier = 4;
+        let ios: Vec<NextIo> = drain(&mut Workload::new(s)).into_iter().take(12).collect();
+        for run in ios.chunks(4) {
+            assert!(run.windows(2).all(|p| p[1].offset == p[0].offset + 4096), "{run:?}");
+        }
+        assert!(ios[0].offset != 0 || ios[4].offset != 4 * 4096, "the first offset is drawn at random");
+        assert_ne!(ios[4].offset, ios[3].offset + 4096, "a new random offset every 4 I/Os");
     }
 
     #[test]
