@@ -138,6 +138,13 @@ pub trait BlockIo {
 
     /// Make every acknowledged write durable.
     fn flush(&self) -> DeviceResult<()>;
+
+    /// Close the device, reporting what a drop would have to ignore: a persistent emulated
+    /// device records its zones' conditions for the next open. Later writes and zone changes
+    /// fail. Devices with nothing to record need not implement it.
+    fn close(&self) -> DeviceResult<()> {
+        Ok(())
+    }
 }
 
 /// A zoned device: every capability, usable from several threads.

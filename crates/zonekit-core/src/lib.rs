@@ -19,6 +19,8 @@ pub use errno::Errno;
 pub use error::{GeometryError, ZoneError, ZoneErrorKind};
 pub use geometry::{Geometry, Limits};
 pub use personality::{ConventionalWp, EvictionPolicy, Personality, ResourceCheck, WriteCheckOrder, ZoneRules};
-pub use state::{Action, Counters, Failed, INVALID_WP, MgmtTarget, ReadSegment, Transition, ZoneOp, ZoneTable};
+pub use state::{
+    Action, Counters, EvictionState, Failed, INVALID_WP, MgmtTarget, ReadSegment, Transition, ZoneOp, ZoneTable,
+};
 pub use units::{SECTOR_SHIFT, SECTOR_SIZE};
 pub use zone::{Zone, ZoneCond, ZoneType};

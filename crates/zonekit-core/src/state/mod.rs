@@ -177,6 +177,24 @@ impl Counters {
     }
 }
 
+/// What a device that stays powered remembers beyond each zone's condition and write pointer:
+/// how it chooses the zone to close at the open limit, and null_blk's counting quirk. A
+/// persistent device saves it at a clean close ([`ZoneTable::eviction_state`]) and gives it back
+/// at the next open ([`ZoneTable::resume_eviction`]), so that the reopened device closes the zone
+/// a powered one would.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EvictionState {
+    /// The implicitly open zones in the order they became implicitly open, oldest first (ZNS
+    /// closes the first).
+    pub imp_open_order: Vec<u32>,
+    /// null_blk's round-robin cursor (`imp_close_zone_no`): where its scan for a zone to close
+    /// starts.
+    pub rr_cursor: u32,
+    /// Zones counted as closed beyond those in the CLOSED condition: null_blk's quirk of a closed
+    /// zone made read-only or offline whose finish was refused (it stays counted).
+    pub stale_closed: u32,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     wp: u64,
@@ -292,9 +310,45 @@ impl ZoneTable {
         (first..self.geometry.nr_zones).take(max).map(|i| self.zone(i))
     }
 
-    /// Restore a zone's state when reopening a persistent device. Open zones come back closed (as
-    /// the kernel's zoned loop driver does); the caller checks `wp` against its data first.
+    /// Restore a zone's state when reopening a persistent device after a crash: as after a power
+    /// cycle, open zones come back closed, or empty when nothing was written (as the kernel's
+    /// zoned loop driver does at every start); a write pointer at the capacity makes the zone
+    /// full. The caller checks `wp` against its data first.
     pub fn restore_zone(&mut self, idx: u32, cond: ZoneCond, wp: u64) -> Result<(), String> {
+        let g = &self.geometry;
+        if idx >= g.nr_zones {
+            return Err(format!("zone {idx} is past the last zone"));
+        }
+        let (start, cap) = (g.zone_start(idx), g.zone_cap(idx));
+        let cond = match cond {
+            ZoneCond::ImplicitOpen | ZoneCond::ExplicitOpen | ZoneCond::Closed | ZoneCond::Empty
+                if !g.is_conventional(idx) =>
+            {
+                if wp < start || wp > start + cap {
+                    return Err(format!("zone {idx}: write pointer {wp} outside [{start}, {}]", start + cap));
+                }
+                if wp == start {
+                    ZoneCond::Empty
+                } else if wp == start + cap {
+                    ZoneCond::Full
+                } else {
+                    ZoneCond::Closed
+                }
+            }
+            other => other,
+        };
+        self.resume_zone(idx, cond, wp)
+    }
+
+    /// Restore a zone's state exactly, open conditions included, when reopening a persistent
+    /// device that was closed cleanly (a device that stayed powered keeps them). Implicitly open
+    /// zones take the eviction order of the calls until [`ZoneTable::resume_eviction`] gives the
+    /// saved one. Refuses a condition and write pointer that no sequence of operations leaves: an
+    /// empty zone's write pointer is its start; an open or closed zone's is below the capacity,
+    /// and past the start for implicitly open zones and for closed ones unless the rules keep an
+    /// unwritten zone closed ([`ZoneRules::close_unwritten_to_empty`]). A full zone's write pointer
+    /// outside the zone becomes the zone end; read-only and offline zones get [`INVALID_WP`].
+    pub fn resume_zone(&mut self, idx: u32, cond: ZoneCond, wp: u64) -> Result<(), String> {
         let g = &self.geometry;
         if idx >= g.nr_zones {
             return Err(format!("zone {idx} is past the last zone"));
@@ -307,23 +361,20 @@ impl ZoneTable {
                 Err(format!("conventional zone {idx} cannot be {cond}"))
             };
         }
-        let cond = match cond {
-            ZoneCond::ImplicitOpen | ZoneCond::ExplicitOpen | ZoneCond::Closed | ZoneCond::Empty => {
-                if wp < start || wp > start + cap {
-                    return Err(format!("zone {idx}: write pointer {wp} outside [{start}, {}]", start + cap));
-                }
-                if wp == start {
-                    ZoneCond::Empty
-                } else if wp == start + cap {
-                    ZoneCond::Full
-                } else {
-                    ZoneCond::Closed
-                }
-            }
-            ZoneCond::Full => ZoneCond::Full,
-            ZoneCond::ReadOnly | ZoneCond::Offline => cond,
+        let written = wp > start && wp < start + cap;
+        let at_start = wp == start;
+        let ok = match cond {
+            ZoneCond::Empty => at_start,
+            ZoneCond::ImplicitOpen => written,
+            ZoneCond::ExplicitOpen => written || at_start,
+            ZoneCond::Closed => written || (at_start && !self.rules.close_unwritten_to_empty),
+            ZoneCond::Full | ZoneCond::ReadOnly | ZoneCond::Offline => true,
             ZoneCond::NotWp => return Err(format!("sequential zone {idx} cannot be not-write-pointer")),
         };
+        if !ok {
+            let at = wp.wrapping_sub(start);
+            return Err(format!("zone {idx} cannot be {cond} with its write pointer at +{at} sectors"));
+        }
         let wp = match cond {
             ZoneCond::Full if wp < start || wp > start + len => start + len,
             ZoneCond::ReadOnly | ZoneCond::Offline => INVALID_WP,
@@ -331,6 +382,45 @@ impl ZoneTable {
         };
         self.set_cond(idx, cond);
         self.slots[idx as usize].wp = wp;
+        Ok(())
+    }
+
+    /// What the table remembers beyond each zone's condition and write pointer, for a clean close
+    /// of a persistent device.
+    pub fn eviction_state(&self) -> EvictionState {
+        let in_closed = self.slots.iter().filter(|s| s.cond == ZoneCond::Closed).count() as u32;
+        EvictionState {
+            imp_open_order: self.imp_open_order.values().copied().collect(),
+            rr_cursor: self.rr_cursor,
+            stale_closed: self.counters.closed - in_closed,
+        }
+    }
+
+    /// Give back the eviction state saved at a clean close, once every zone is resumed
+    /// ([`ZoneTable::resume_zone`]). Refuses an order that is not exactly the implicitly open
+    /// zones, and a cursor outside the sequential zones.
+    pub fn resume_eviction(&mut self, state: &EvictionState) -> Result<(), String> {
+        let g = &self.geometry;
+        if !(g.nr_conv_zones..g.nr_zones).contains(&state.rr_cursor) {
+            return Err(format!("eviction cursor {} is not a sequential zone", state.rr_cursor));
+        }
+        let listed: BTreeSet<u32> = state.imp_open_order.iter().copied().collect();
+        if listed.len() != state.imp_open_order.len() || listed != self.imp_open {
+            return Err(format!(
+                "the implicit-open order {:?} does not list the implicitly open zones {:?}",
+                state.imp_open_order, self.imp_open
+            ));
+        }
+        // Re-stamp in the saved order, so that the oldest is evicted first as before.
+        for &idx in &state.imp_open_order {
+            let slot = &mut self.slots[idx as usize];
+            self.imp_open_order.remove(&slot.opened_at);
+            self.open_seq += 1;
+            slot.opened_at = self.open_seq;
+            self.imp_open_order.insert(self.open_seq, idx);
+        }
+        self.rr_cursor = state.rr_cursor;
+        self.counters.closed += state.stale_closed;
         Ok(())
     }
 
@@ -436,6 +526,50 @@ mod tests {
             let tr = t.write(256, 8, ok).unwrap();
             assert_eq!(tr.evict, Some(victim), "{p}");
         }
+    }
+
+    /// A table rebuilt zone by zone with `resume_zone` and `resume_eviction` behaves as the
+    /// original: same reports, counters and choices of the zone to close.
+    #[test]
+    fn resumed_table_evicts_as_the_original() {
+        for p in Personality::ALL {
+            let mut t = table(p, 2, 4);
+            t.write(192, 8, ok).unwrap(); // zone 3 opens first
+            t.write(128, 8, ok).unwrap(); // zone 2
+            t.write(256, 8, ok).unwrap(); // zone 4: one of them closed
+            t.manage_zone(ZoneOp::Open, 5, ok).unwrap_or_else(|_| panic!("{p}"));
+            let mut r = table(p, 2, 4);
+            for i in 0..8 {
+                let s = t.slots[i as usize];
+                r.resume_zone(i, s.cond, s.wp).unwrap();
+            }
+            r.resume_eviction(&t.eviction_state()).unwrap();
+            assert_eq!(r.eviction_state(), t.eviction_state(), "{p}");
+            // Writes to zones 1, 6 and 7 each need a zone closed first.
+            for zone in [1, 6, 7] {
+                let (a, b) = (t.write(t.zone(zone).wp, 8, ok), r.write(r.zone(zone).wp, 8, ok));
+                assert_eq!(a.map(|x| x.evict).map_err(|_| ()), b.map(|x| x.evict).map_err(|_| ()), "{p} zone {zone}");
+                assert_eq!(t.counters(), r.counters(), "{p}");
+                assert_eq!(t.report(0, 8).collect::<Vec<_>>(), r.report(0, 8).collect::<Vec<_>>(), "{p}");
+            }
+        }
+    }
+
+    #[test]
+    fn resume_refuses_impossible_states() {
+        let mut t = table(Personality::NullBlk, 0, 0);
+        assert!(t.resume_zone(1, ZoneCond::ImplicitOpen, 64).is_err(), "implicitly open with nothing written");
+        assert!(t.resume_zone(1, ZoneCond::Closed, 64).is_err(), "null_blk empties an unwritten closed zone");
+        assert!(t.resume_zone(1, ZoneCond::Closed, 64 + 48).is_err(), "at the capacity");
+        assert!(t.resume_zone(0, ZoneCond::Empty, 0).is_err(), "conventional");
+        t.resume_zone(1, ZoneCond::ImplicitOpen, 72).unwrap();
+        let bad = EvictionState { imp_open_order: vec![1, 1], rr_cursor: 1, stale_closed: 0 };
+        assert!(t.resume_eviction(&bad).is_err());
+        let bad = EvictionState { imp_open_order: vec![1], rr_cursor: 0, stale_closed: 0 };
+        assert!(t.resume_eviction(&bad).is_err(), "the cursor is a sequential zone");
+        let mut z = table(Personality::Zns, 0, 0);
+        z.resume_zone(1, ZoneCond::Closed, 64).unwrap();
+        assert_eq!(z.counters().closed, 1, "ZNS keeps an unwritten zone closed");
     }
 
     #[test]
