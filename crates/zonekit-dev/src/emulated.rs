@@ -10,6 +10,9 @@ use zonekit_core::{
 
 /// A zoned device emulated in userspace: every operation goes through the [`ZoneTable`] and the
 /// data through the store, under one lock.
+///
+/// Closing it ([`BlockIo::close`], or dropping it) hands the zone table to the store, which for a
+/// persistent device records every zone's condition for the next open.
 pub struct EmulatedDevice {
     info: DeviceInfo,
     inner: Mutex<Inner>,
@@ -18,6 +21,8 @@ pub struct EmulatedDevice {
 struct Inner {
     table: ZoneTable,
     store: Box<dyn Store>,
+    /// Closed: nothing may change any more.
+    closed: bool,
 }
 
 impl std::fmt::Debug for EmulatedDevice {
@@ -56,7 +61,19 @@ impl EmulatedDevice {
 
     /// A device whose zone table was restored by the caller (persistent stores).
     pub fn from_table(info: DeviceInfo, table: ZoneTable, store: Box<dyn Store>) -> EmulatedDevice {
-        EmulatedDevice { info, inner: Mutex::new(Inner { table, store }) }
+        EmulatedDevice { info, inner: Mutex::new(Inner { table, store, closed: false }) }
+    }
+
+    /// Writes and zone changes are refused (`EBADF`, as for a block device opened read-only)
+    /// before the table sees them when the store takes no change: a read-only persistent device,
+    /// or a closed one.
+    fn check_writable(&self, inner: &Inner, what: &str) -> DeviceResult<()> {
+        if inner.closed || !inner.store.writable() {
+            let why = if inner.closed { "the device is closed" } else { "the device is open read-only" };
+            let e = std::io::Error::from_raw_os_error(libc::EBADF);
+            return Err(DeviceError::io(format!("{}: {what}: {why}", self.info.spec), e));
+        }
+        Ok(())
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -89,7 +106,8 @@ impl EmulatedDevice {
             return Err(DeviceError::zone(ZoneError::new(ZoneErrorKind::OutOfRange, None, s), self.info.personality));
         }
         let mut g = self.lock();
-        let Inner { table, store } = &mut *g;
+        self.check_writable(&g, "set zone condition")?;
+        let Inner { table, store, .. } = &mut *g;
         table
             .set_zone_cond(zone, cond, |t| store.zone_changed(t))
             .map(|_| ())
@@ -134,7 +152,8 @@ impl ZoneReport for EmulatedDevice {
 impl ZoneManagement for EmulatedDevice {
     fn zone_mgmt(&self, op: ZoneOp, sector: u64, nr: u64) -> DeviceResult<()> {
         let mut g = self.lock();
-        let Inner { table, store } = &mut *g;
+        self.check_writable(&g, op.name())?;
+        let Inner { table, store, .. } = &mut *g;
         table.manage(op, sector, nr, |t| store.zone_changed(t)).map(|_| ()).map_err(|f| self.fail(f, op.name()))
     }
 }
@@ -148,7 +167,7 @@ impl BlockIo for EmulatedDevice {
             return Ok(());
         }
         let mut g = self.lock();
-        let Inner { table, store } = &mut *g;
+        let Inner { table, store, .. } = &mut *g;
         let segs = table
             .read(sector, buf.len() as u64 / SECTOR_SIZE)
             .map_err(|e| DeviceError::zone(e, self.info.personality))?;
@@ -179,7 +198,8 @@ impl BlockIo for EmulatedDevice {
             return Ok(());
         }
         let mut g = self.lock();
-        let Inner { table, store } = &mut *g;
+        self.check_writable(&g, "write")?;
+        let Inner { table, store, .. } = &mut *g;
         let info = &self.info;
         table
             .write(sector, buf.len() as u64 / SECTOR_SIZE, |t| Self::write_effect(store.as_mut(), info, t, buf))
@@ -192,7 +212,8 @@ impl BlockIo for EmulatedDevice {
             return Err(self.unaligned(zone_start));
         }
         let mut g = self.lock();
-        let Inner { table, store } = &mut *g;
+        self.check_writable(&g, "zone append")?;
+        let Inner { table, store, .. } = &mut *g;
         let info = &self.info;
         let t = table
             .append(zone_start, buf.len() as u64 / SECTOR_SIZE, |t| Self::write_effect(store.as_mut(), info, t, buf))
@@ -205,6 +226,23 @@ impl BlockIo for EmulatedDevice {
 
     fn flush(&self) -> DeviceResult<()> {
         self.lock().store.flush().map_err(|e| DeviceError::io(format!("{}: flush", self.info.spec), e))
+    }
+
+    fn close(&self) -> DeviceResult<()> {
+        let mut g = self.lock();
+        if std::mem::replace(&mut g.closed, true) {
+            return Ok(());
+        }
+        let Inner { table, store, .. } = &mut *g;
+        store.close(table).map_err(|e| DeviceError::io(format!("{}: close", self.info.spec), e))
+    }
+}
+
+impl Drop for EmulatedDevice {
+    /// A drop closes the device: a persistent one records its zones' conditions. Errors cannot be
+    /// reported here; the next open then finds the device as after a crash (open zones closed).
+    fn drop(&mut self) {
+        let _ = BlockIo::close(self);
     }
 }
 

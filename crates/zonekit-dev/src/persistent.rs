@@ -6,22 +6,25 @@
 //!   atomically;
 //! - `cnv-NNNNNN` / `seq-NNNNNN`: one file per zone, created on its first write; a sequential
 //!   zone's file size is its write pointer;
-//! - `zones.state`: finished, read-only and offline zones (see [`crate::store::DirStore`]).
+//! - `zones.state`: finished, read-only and offline zones, the session's boot, and after a clean
+//!   close every open and closed zone with the eviction state ([`ZoneStates`]).
 //!
-//! Reopening derives every sequential zone's condition from its file: no file or an empty one is
-//! empty, a partial one closed (open zones come back closed, as zloop does), one of the zone
-//! capacity full; `zones.state` overrides that for the zones it lists. A file whose size is not a
-//! multiple of the logical block size ends with a write cut short by a crash, never acknowledged:
-//! it is trimmed to its last whole block. Anything else out of place is [`DeviceError::Corrupt`],
-//! naming the file, and the directory is left as it was.
+//! Reopening after a clean close in the same boot restores every zone as it was, open ones
+//! included, as a device that stayed powered keeps them. Otherwise (a crash, or a restart of the
+//! machine) each sequential zone's condition comes from its file, as after a power cycle: no file
+//! or an empty one is empty, a partial one closed (open zones come back closed, as zloop does at
+//! every start), one of the zone capacity full; `zones.state` overrides that for the finished,
+//! read-only and offline zones. A file whose size is not a multiple of the logical block size ends
+//! with a write cut short by a crash, never acknowledged: a writable open trims it to its last
+//! whole block. Anything else out of place is [`DeviceError::Corrupt`], naming the file, and the
+//! directory is left as it was. A read-only open changes nothing in the directory.
 
 use crate::config::{DeviceConfig, Meta};
 use crate::emulated::{EmulatedDevice, device_info};
 use crate::store::{
-    DirStore, FsZoneDir, RareCond, STATE_FILE, ZoneDir, looks_like_zone_file, parse_zone_file_name, parse_zone_states,
-    zone_file_name,
+    DirStore, FsZoneDir, RareCond, STATE_FILE, ZoneDir, ZoneFiles, ZoneStates, looks_like_zone_file,
+    parse_zone_file_name, zone_file_name,
 };
-use std::collections::BTreeMap;
 use std::io;
 use std::path::Path;
 use zonekit_core::{DeviceError, DeviceKind, INVALID_WP, SECTOR_SIZE, ZoneCond, ZoneTable};
@@ -76,17 +79,19 @@ pub fn create_in(mut dir: Box<dyn ZoneDir>, spec: &str, config: &DeviceConfig) -
     json.push(b'\n');
     dir.replace(META_FILE, &json).map_err(|e| DeviceError::io(root.join(META_FILE).display().to_string(), e))?;
     let g = config.geometry.clone();
-    let has_file = vec![false; g.nr_zones as usize];
-    let store = DirStore::new(dir, g, has_file, BTreeMap::new());
+    let mut store = DirStore::new(dir, g.clone(), ZoneFiles::none(&g), ZoneStates::default(), true);
+    store.begin_session().map_err(|e| DeviceError::io(root.join(STATE_FILE).display().to_string(), e))?;
     let kind = DeviceKind::Emulated { store: "dir".into(), profile: config.profile.clone() };
     Ok(EmulatedDevice::new(spec, kind, config, Box::new(store)))
 }
 
-/// Open the persistent device in directory `path`, under the name `spec`.
-pub fn open_dir(path: &Path, spec: &str) -> Result<EmulatedDevice, DeviceError> {
+/// Open the persistent device in directory `path`, under the name `spec`; for writing when
+/// `writable` (a read-only device refuses writes and zone changes, and leaves the directory as it
+/// is).
+pub fn open_dir(path: &Path, spec: &str, writable: bool) -> Result<EmulatedDevice, DeviceError> {
     let mut dir = FsZoneDir::new(path);
     dir.lock().map_err(|e| DeviceError::io(format!("{spec}: locking the device"), e))?;
-    open_in(Box::new(dir), spec)
+    open_in(Box::new(dir), spec, writable)
 }
 
 /// A stored configuration, checked as a new device is (emulated devices need a power-of-two zone
@@ -100,9 +105,10 @@ fn check_config(meta: &Meta) -> Result<DeviceConfig, String> {
     Ok(config)
 }
 
-/// Open the persistent device in `dir`, under the name `spec`: check every file, trim torn
-/// tails, and restore each zone's condition and write pointer.
-pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str) -> Result<EmulatedDevice, DeviceError> {
+/// Open the persistent device in `dir`, under the name `spec`: check every file, restore each
+/// zone's condition and write pointer (as they were at a clean close in this boot, else as after
+/// a power cycle), and, when `writable`, trim torn tails and start a session in `zones.state`.
+pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str, writable: bool) -> Result<EmulatedDevice, DeviceError> {
     let root = dir.path().to_path_buf();
     let file = |name: &str| root.join(name).display().to_string();
     let corrupt = |name: &str, why: &dyn std::fmt::Display| DeviceError::Corrupt(format!("{}: {why}", file(name)));
@@ -142,40 +148,76 @@ pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str) -> Result<EmulatedDevice, 
         sizes[idx as usize] = Some(len);
     }
     let states = match dir.read_small(STATE_FILE).map_err(|e| io_err(STATE_FILE, e))? {
-        Some(data) => parse_zone_states(g, &data).map_err(|e| corrupt(STATE_FILE, &e))?,
-        None => BTreeMap::new(),
+        Some(data) => ZoneStates::parse(g, &data).map_err(|e| corrupt(STATE_FILE, &e))?,
+        None => ZoneStates::default(),
     };
+    let boot = dir.boot_id().map_err(|e| DeviceError::io(format!("{spec}: reading the boot id"), e))?;
+    // A clean close is trusted in the boot that wrote it only: a restart of the machine is a power
+    // cycle of the device.
+    let clean = states.clean.as_ref().filter(|_| states.boot_id.as_deref() == Some(boot.as_str()));
 
     let mut table = ZoneTable::new(g.clone(), config.limits, config.personality);
+    let state_file = STATE_FILE.to_string();
     for idx in g.nr_conv_zones..g.nr_zones {
         let size = sizes[idx as usize];
-        let state = states.get(&idx).copied();
-        if size.is_none() && state.is_none() {
+        let rare = states.rare.get(&idx).copied();
+        let listed = clean.and_then(|c| c.active.get(&idx)).copied();
+        if size.is_none() && rare.is_none() && listed.is_none() {
             continue;
         }
         let start = g.zone_start(idx);
-        let written = size.unwrap_or(0) / SECTOR_SIZE / g.lbs_sectors() * g.lbs_sectors();
-        let (cond, wp) = match state {
-            None => (ZoneCond::Closed, start + written),
-            Some(RareCond::Full) => (ZoneCond::Full, start + g.zone_len(idx)),
-            Some(c) => (c.cond(), INVALID_WP),
-        };
+        let written = size.unwrap_or(0) / lbs * g.lbs_sectors();
         let name = zone_file_name(g, idx);
-        table.restore_zone(idx, cond, wp).map_err(|e| corrupt(&name, &e))?;
+        let (cond, wp, blame) = match (rare, clean) {
+            (Some(RareCond::Full), _) => (ZoneCond::Full, start + g.zone_len(idx), &name),
+            (Some(c), _) => (c.cond(), INVALID_WP, &name),
+            (None, Some(_)) => {
+                // A clean close listed every open and closed zone; the others say what their
+                // file says.
+                let cond = match listed {
+                    Some(c) => c,
+                    None if written == 0 => ZoneCond::Empty,
+                    None if written == g.zone_cap(idx) => ZoneCond::Full,
+                    None => {
+                        let why = format!("zone {idx} holds data but the clean close lists it neither open nor closed");
+                        return Err(corrupt(STATE_FILE, &why));
+                    }
+                };
+                (cond, start + written, &state_file)
+            }
+            (None, None) => {
+                table.restore_zone(idx, ZoneCond::Closed, start + written).map_err(|e| corrupt(&name, &e))?;
+                continue;
+            }
+        };
+        table.resume_zone(idx, cond, wp).map_err(|e| corrupt(blame, &e))?;
+    }
+    if let Some(c) = clean {
+        table.resume_eviction(&c.eviction).map_err(|e| corrupt(STATE_FILE, &e))?;
     }
 
-    // A write cut short by a crash was never acknowledged: drop its partial last block.
-    for (idx, size) in sizes.iter_mut().enumerate() {
-        if let Some(len) = size.filter(|len| !len.is_multiple_of(lbs)) {
-            let name = zone_file_name(g, idx as u32);
-            let whole = len - len % lbs;
-            dir.truncate(&name, whole).and_then(|()| dir.sync_file(&name)).map_err(|e| io_err(&name, e))?;
-            *size = Some(whole);
+    let mut files = ZoneFiles::none(g);
+    for (idx, size) in sizes.iter().enumerate() {
+        if let Some(len) = size {
+            files.has_file[idx] = true;
+            files.lens[idx] = len - len % lbs;
         }
     }
-
-    let has_file = sizes.iter().map(Option::is_some).collect();
-    let store = DirStore::new(dir, g.clone(), has_file, states);
+    if writable {
+        // A write cut short by a crash was never acknowledged: drop its partial last block.
+        for (idx, size) in sizes.iter().enumerate() {
+            if let Some(len) = size.filter(|len| !len.is_multiple_of(lbs)) {
+                let name = zone_file_name(g, idx as u32);
+                let whole = len - len % lbs;
+                dir.truncate(&name, whole).and_then(|()| dir.sync_file(&name)).map_err(|e| io_err(&name, e))?;
+            }
+        }
+    }
+    let mut store = DirStore::new(dir, g.clone(), files, states, writable);
+    if writable {
+        // From here on, a crash must not find the clean-close section.
+        store.begin_session().map_err(|e| io_err(STATE_FILE, e))?;
+    }
     let kind = DeviceKind::Emulated { store: "dir".into(), profile: config.profile.clone() };
     Ok(EmulatedDevice::from_table(device_info(spec, kind, &config), table, Box::new(store)))
 }

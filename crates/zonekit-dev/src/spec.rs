@@ -77,7 +77,7 @@ pub fn open(spec: &str, opts: &OpenOptions) -> Result<Box<dyn ZonedDevice>, Open
                 "{spec}: an emulated device has its own zone size; --zone-size is for files and block devices"
             )));
         }
-        return Ok(Box::new(crate::persistent::open_dir(path, spec)?));
+        return Ok(Box::new(crate::persistent::open_dir(path, spec, opts.writable)?));
     }
     let is_blk = meta.file_type().is_block_device();
     if !is_blk && !meta.is_file() {

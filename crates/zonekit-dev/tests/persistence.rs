@@ -79,12 +79,18 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
+/// The running boot's id, as the device records it.
+fn boot_id() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap().trim().to_string()
+}
+
 fn open_spec(dir: &Path) -> Result<Box<dyn ZonedDevice>, OpenError> {
     zonekit_dev::open(dir.to_str().unwrap(), &OpenOptions { writable: true, ..OpenOptions::default() })
 }
 
-/// How a zone reports after a reopen: open zones come back closed (empty if nothing was written).
-fn after_reopen(z: &Zone) -> Zone {
+/// How a zone reports after a crash: open zones come back closed (empty if nothing was written),
+/// as after a power cycle.
+fn after_crash(z: &Zone) -> Zone {
     let cond = match z.cond {
         c if c.is_active() && z.wp == z.start => ZoneCond::Empty,
         c if c.is_active() => ZoneCond::Closed,
@@ -155,16 +161,28 @@ fn reopen_keeps_conditions_write_pointers_and_data() {
         assert_eq!(file_len(&dir, "seq-000005"), Some(CAP));
         assert_eq!(file_len(&dir, "seq-000008"), None, "zone files are created on first write");
         assert_eq!(file_len(&dir, "seq-000010"), None);
-        assert_eq!(std::fs::read_to_string(dir.join(STATE_FILE)).unwrap(), "full 4\nread_only 6\noffline 7\nfull 10\n");
+        // The clean close lists the open and closed zones and the eviction state.
+        assert_eq!(
+            std::fs::read_to_string(dir.join(STATE_FILE)).unwrap(),
+            format!(
+                "boot {}\nfull 4\nread_only 6\noffline 7\nfull 10\nimp_open 2\nclosed 3\nexp_open 8\nexp_open 9\ncursor 2\nclean\n",
+                boot_id()
+            ),
+            "{personality}"
+        );
 
         let d = open_spec(&dir).unwrap();
         assert_eq!(d.info().kind, DeviceKind::Emulated { store: "dir".into(), profile: None });
         assert_eq!(d.info().spec, dir.to_str().unwrap());
         let after = report(d.as_ref());
-        assert_eq!(after, before.iter().map(after_reopen).collect::<Vec<_>>(), "{personality}");
-        assert_eq!(after[2].cond, ZoneCond::Closed);
-        assert_eq!(after[8].cond, ZoneCond::Empty);
-        assert_eq!(after[9].cond, ZoneCond::Closed);
+        assert_eq!(after, before, "{personality}: a clean close keeps every condition");
+        assert_eq!(after[2].cond, ZoneCond::ImplicitOpen);
+        assert_eq!(after[8].cond, ZoneCond::ExplicitOpen);
+        // The writable open dropped the clean-close section: a crash now is recognised as one.
+        assert_eq!(
+            std::fs::read_to_string(dir.join(STATE_FILE)).unwrap(),
+            format!("boot {}\nfull 4\nread_only 6\noffline 7\nfull 10\n", boot_id())
+        );
         assert_eq!(contents(d.as_ref()), data_before, "{personality}");
         assert!(data_before[7].is_none(), "offline zones cannot be read");
 
@@ -188,18 +206,19 @@ fn reopen_keeps_conditions_write_pointers_and_data() {
         // A reset zone is written afresh (not through a stale handle of its removed file).
         d.write_at(sector(2), &data(12, 4 * KIB)).unwrap();
         drop(d);
-        let d = open_dir(&dir, "again").unwrap();
+        let d = open_dir(&dir, "again", true).unwrap();
         d.set_zone_cond(6, ZoneCond::ReadOnly).unwrap(); // back to empty, discarding the data
         drop(d);
         assert_eq!(file_len(&dir, "seq-000002"), Some(4 * KIB));
         for name in ["seq-000003", "seq-000004", "seq-000006"] {
             assert_eq!(file_len(&dir, name), None, "{personality}: a reset removes {name}");
         }
-        assert_eq!(std::fs::read_to_string(dir.join(STATE_FILE)).unwrap(), "offline 7\n");
+        let state = std::fs::read_to_string(dir.join(STATE_FILE)).unwrap();
+        assert!(state.contains("\noffline 7\nimp_open 2\n"), "{personality}: {state}");
 
-        let d = open_dir(&dir, "again").unwrap();
+        let d = open_dir(&dir, "again", true).unwrap();
         let z = report(&d);
-        assert_eq!((z[2].cond, z[2].wp - z[2].start), (ZoneCond::Closed, 8));
+        assert_eq!((z[2].cond, z[2].wp - z[2].start), (ZoneCond::ImplicitOpen, 8));
         let mut fresh = vec![0u8; 4 * KIB as usize];
         d.read_at(sector(2), &mut fresh).unwrap();
         assert_eq!(fresh, data(12, 4 * KIB));
@@ -255,7 +274,7 @@ fn a_directory_that_is_not_a_device_is_a_usage_error() {
         if let Some(name) = extra {
             std::fs::write(tmp.path().join(name), "hello").unwrap();
         }
-        let e = open_dir(tmp.path(), "x").unwrap_err();
+        let e = open_dir(tmp.path(), "x", true).unwrap_err();
         assert!(matches!(e, DeviceError::Unsupported(_)), "{e}");
         assert_eq!(
             e.to_string(),
@@ -276,10 +295,10 @@ fn a_profile_device_keeps_its_profile_and_limits() {
     d.write_at(3 * zs, &data(1, 4096)).unwrap();
     let info = d.info().clone();
     drop(d);
-    let d = open_dir(&dir, &info.spec).unwrap();
+    let d = open_dir(&dir, &info.spec, true).unwrap();
     assert_eq!(*d.info(), info);
     assert_eq!(d.info().kind, DeviceKind::Emulated { store: "dir".into(), profile: Some("zns-small".into()) });
-    assert_eq!(d.counters().closed, 1);
+    assert_eq!(d.counters().imp_open, 1);
 }
 
 #[test]
@@ -308,9 +327,9 @@ fn more_zones_than_open_file_handles() {
     }
     d.flush().unwrap();
     drop(d);
-    let d = open_dir(&dir, "many").unwrap();
+    let d = open_dir(&dir, "many", true).unwrap();
     for (z, zone) in report(&d).iter().enumerate().skip(1) {
-        assert_eq!((zone.cond, zone.wp - zone.start), (ZoneCond::Closed, 3), "zone {z}");
+        assert_eq!((zone.cond, zone.wp - zone.start), (ZoneCond::ImplicitOpen, 3), "zone {z}");
         let mut buf = vec![0u8; 1536];
         d.read_at(zone.start, &mut buf).unwrap();
         for round in 0..3 {
@@ -327,6 +346,9 @@ fn a_torn_tail_is_trimmed_to_the_last_whole_block() {
     d.write_at(sector(2), &data(1, 8 * KIB)).unwrap();
     d.write_at(sector(3), &data(2, 4 * KIB)).unwrap();
     d.write_at(0, &data(3, 4 * KIB)).unwrap();
+    // Torn tails are what a crash leaves.
+    let dir = tmp.path().join("crashed");
+    copy_as_killed(&tmp.path().join("dev"), &dir);
     drop(d);
     let append = |name: &str, n: u64| {
         use std::io::Write;
@@ -338,7 +360,7 @@ fn a_torn_tail_is_trimmed_to_the_last_whole_block() {
     append("seq-000004", 100);
     append("cnv-000000", 512);
 
-    let d = open_dir(&dir, "torn").unwrap();
+    let d = open_dir(&dir, "torn", true).unwrap();
     let z = report(&d);
     assert_eq!((z[2].cond, z[2].wp - z[2].start), (ZoneCond::Closed, 16));
     assert_eq!((z[3].cond, z[3].wp - z[3].start), (ZoneCond::Closed, 8));
@@ -355,6 +377,92 @@ fn a_torn_tail_is_trimmed_to_the_last_whole_block() {
     assert!(buf[4096..].iter().all(|&b| b == 0), "the torn block of a conventional zone is gone too");
     // Writing goes on at the trimmed write pointer.
     d.write_at(sector(2) + 16, &data(4, 4 * KIB)).unwrap();
+}
+
+/// What a killed process leaves of the device in `from`, copied to `to`: the files as they are
+/// while the device is open (its writes are in the page cache, which the copy reads).
+fn copy_as_killed(from: &Path, to: &Path) {
+    std::fs::create_dir(to).unwrap();
+    for (name, content) in snapshot(from) {
+        std::fs::write(to.join(name), content).unwrap();
+    }
+}
+
+#[test]
+fn a_crash_brings_open_zones_back_closed_as_a_power_cycle_does() {
+    for personality in Personality::ALL {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = populate(&tmp.path().join("dev"), personality);
+        let before = report(&d);
+        let data_before = contents(&d);
+        let crashed = tmp.path().join("crashed");
+        copy_as_killed(&tmp.path().join("dev"), &crashed);
+        drop(d);
+        let d = open_dir(&crashed, "crashed", true).unwrap();
+        assert_eq!(report(&d), before.iter().map(after_crash).collect::<Vec<_>>(), "{personality}");
+        assert_eq!(d.counters().open(), 0, "{personality}");
+        assert_eq!(contents(&d), data_before, "{personality}");
+
+        // A clean close in an earlier boot counts for nothing: the machine restarted, the device
+        // was power cycled.
+        let state = std::fs::read_to_string(tmp.path().join("dev").join(STATE_FILE)).unwrap();
+        let other_boot = state.replace(&boot_id(), "00000000-0000-0000-0000-000000000000");
+        assert!(other_boot.contains("\nclean\n"));
+        std::fs::write(tmp.path().join("dev").join(STATE_FILE), other_boot).unwrap();
+        let d = open_dir(&tmp.path().join("dev"), "rebooted", true).unwrap();
+        assert_eq!(report(&d), before.iter().map(after_crash).collect::<Vec<_>>(), "{personality}");
+    }
+}
+
+#[test]
+fn zns_keeps_an_unwritten_closed_zone_across_a_clean_close() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("zns");
+    let d = create_dir(&dir, &zonekit_dev::profile("zns-small").unwrap().config()).unwrap();
+    let zs = d.info().geometry.zone_size;
+    d.zone_mgmt(ZoneOp::Open, zs, zs).unwrap();
+    d.zone_mgmt(ZoneOp::Close, zs, zs).unwrap();
+    assert_eq!((report(&d)[1].cond, d.counters().closed), (ZoneCond::Closed, 1), "QEMU keeps it closed");
+    copy_as_killed(&dir, &tmp.path().join("crashed"));
+    drop(d);
+    let d = open_dir(&dir, "zns", true).unwrap();
+    assert_eq!((report(&d)[1].cond, d.counters().closed), (ZoneCond::Closed, 1));
+    let d = open_dir(&tmp.path().join("crashed"), "crashed", true).unwrap();
+    assert_eq!((report(&d)[1].cond, d.counters().closed), (ZoneCond::Empty, 0), "after a crash, empty");
+}
+
+#[test]
+fn a_read_only_open_changes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("dev");
+    let d = populate(&dir, Personality::NullBlk);
+    let (before, data_before) = (report(&d), contents(&d));
+    // A crash, leaving a torn tail: the read-only open neither trims it nor starts a session.
+    let crashed = tmp.path().join("crashed");
+    copy_as_killed(&dir, &crashed);
+    drop(d);
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(crashed.join("seq-000002"))
+        .and_then(|mut f| std::io::Write::write_all(&mut f, &[7u8; 100]))
+        .unwrap();
+    for (dir, expected) in [(&dir, before.clone()), (&crashed, before.iter().map(after_crash).collect())] {
+        let files = snapshot(dir);
+        let spec = dir.to_str().unwrap();
+        let d = zonekit_dev::open(spec, &OpenOptions::default()).unwrap();
+        assert_eq!(report(d.as_ref()), expected, "{spec}");
+        assert_eq!(contents(d.as_ref()), data_before, "{spec}: the torn block is not read");
+        for e in [
+            d.write_at(sector(3) + 16, &data(1, 512)).unwrap_err(),
+            d.zone_mgmt(ZoneOp::Reset, sector(2), ZONE / 512).unwrap_err(),
+        ] {
+            assert_eq!(e.errno(), zonekit_core::Errno::EBADF, "{e}");
+        }
+        d.flush().unwrap();
+        d.close().unwrap();
+        drop(d);
+        assert_eq!(snapshot(dir), files, "{spec}: the directory is unchanged");
+    }
 }
 
 /// A device with a torn tail (which a successful open would trim) for the corruption cases.
@@ -425,7 +533,12 @@ fn corrupt_metadata_is_refused_naming_the_file_and_changing_nothing() {
         ("cnv-000003", "zone 3 is sequential, not conventional", write("cnv-000003", String::new())),
         ("seq-000001", "zone 1 is conventional, not sequential", write("seq-000001", String::new())),
         (STATE_FILE, "line 1: 'garbage' is not", write(STATE_FILE, "garbage\n".into())),
-        (STATE_FILE, "line 2: unknown condition 'closed'", write(STATE_FILE, "full 4\nclosed 3\n".into())),
+        (STATE_FILE, "line 2: unknown condition 'empty'", write(STATE_FILE, "full 4\nempty 3\n".into())),
+        (
+            STATE_FILE,
+            "line 2: open or closed zones listed without the `clean` marker",
+            write(STATE_FILE, "full 4\nclosed 3\n".into()),
+        ),
         (STATE_FILE, "line 1: zone 0 is conventional", write(STATE_FILE, "offline 0\n".into())),
         (STATE_FILE, "line 1: zone 40 is past the last zone", write(STATE_FILE, "read_only 40\n".into())),
         (STATE_FILE, "line 2: zone 4 is listed twice", write(STATE_FILE, "full 4\nread_only 4\n".into())),
@@ -442,7 +555,7 @@ fn corrupt_metadata_is_refused_naming_the_file_and_changing_nothing() {
         }
         damage(&dir);
         let before = snapshot(&dir);
-        let e = open_dir(&dir, "x").unwrap_err();
+        let e = open_dir(&dir, "x", true).unwrap_err();
         let msg = e.to_string();
         assert!(matches!(e, DeviceError::Corrupt(_)), "case {i} ({file}): {e:?}");
         assert!(msg.starts_with(&format!("{}: ", dir.join(file).display())), "case {i}: names the file: {msg}");
@@ -454,7 +567,7 @@ fn corrupt_metadata_is_refused_naming_the_file_and_changing_nothing() {
         assert!(!e.is_usage(), "case {i}: {e}");
     }
     // The undamaged base opens, trimming its torn tail.
-    open_dir(&base, "base").unwrap();
+    open_dir(&base, "base", true).unwrap();
     assert_eq!(file_len(&base, "seq-000003"), Some(8 * KIB));
 }
 
@@ -464,8 +577,8 @@ fn a_device_is_open_in_one_process_at_a_time() {
     let path = tmp.path().join("dev");
     let config = zonekit_dev::profile("nullb-small").unwrap().config();
     let first = zonekit_dev::persistent::create_dir(&path, &config).unwrap();
-    let second = zonekit_dev::persistent::open_dir(&path, "dev").unwrap_err();
+    let second = zonekit_dev::persistent::open_dir(&path, "dev", true).unwrap_err();
     assert_eq!(second.errno(), zonekit_core::Errno::EBUSY, "{second}");
     drop(first);
-    zonekit_dev::persistent::open_dir(&path, "dev").expect("the lock goes with the device");
+    zonekit_dev::persistent::open_dir(&path, "dev", true).expect("the lock goes with the device");
 }

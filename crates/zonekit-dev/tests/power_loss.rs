@@ -13,181 +13,14 @@
 //! replays a run.
 
 mod common;
+mod disk;
 
 use common::Rng;
+use disk::LossyDir;
 use std::collections::BTreeMap;
-use std::io;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use zonekit_core::{BlockIo, DeviceError, Personality, Zone, ZoneCond, ZoneManagement, ZoneOp};
 use zonekit_dev::persistent::{create_in, open_in};
-use zonekit_dev::store::ZoneDir;
 use zonekit_dev::{DeviceConfig, EmulatedDevice, GeometrySpec};
-
-// ----- the lossy directory -----
-
-#[derive(Debug, Default, Clone)]
-struct Inode {
-    current: Vec<u8>,
-    durable: Vec<u8>,
-}
-
-/// A directory as a power loss sees it: names point to inodes; the durable names (made so by a
-/// directory sync or an atomic replace) and each inode's durable content (made so by a file sync)
-/// are what a crash leaves.
-#[derive(Debug, Default)]
-struct Disk {
-    inodes: Vec<Inode>,
-    names: BTreeMap<String, usize>,
-    durable_names: BTreeMap<String, usize>,
-    /// File operations left before the power goes (`None`: it stays on).
-    power_left: Option<usize>,
-}
-
-impl Disk {
-    /// Power loss: back to the durable state. With `commit_names`, the directory's entries were
-    /// committed just before (as a file system's periodic journal commit may do), not the files'
-    /// contents.
-    fn crash(&mut self, commit_names: bool) {
-        self.power_left = None;
-        if commit_names {
-            self.durable_names = self.names.clone();
-        }
-        // Only the inodes that a durable name points to survive.
-        let inodes = std::mem::take(&mut self.inodes);
-        for i in self.durable_names.values_mut() {
-            let durable = inodes[*i].durable.clone();
-            self.inodes.push(Inode { current: durable.clone(), durable });
-            *i = self.inodes.len() - 1;
-        }
-        self.names = self.durable_names.clone();
-    }
-
-    fn content(&self, name: &str) -> Option<&[u8]> {
-        self.names.get(name).map(|&i| &self.inodes[i].current[..])
-    }
-
-    fn inode(&mut self, name: &str) -> io::Result<&mut Inode> {
-        match self.names.get(name) {
-            Some(&i) => Ok(&mut self.inodes[i]),
-            None => Err(io::Error::new(io::ErrorKind::NotFound, format!("{name}: no such file"))),
-        }
-    }
-
-    fn new_inode(&mut self, inode: Inode) -> usize {
-        self.inodes.push(inode);
-        self.inodes.len() - 1
-    }
-}
-
-/// `Vec::resize` with zeros, fast in an unoptimised build.
-fn resize(v: &mut Vec<u8>, len: usize) {
-    if len <= v.len() {
-        v.truncate(len);
-    } else {
-        v.extend_from_slice(&vec![0u8; len - v.len()]);
-    }
-}
-
-#[derive(Debug, Clone)]
-struct LossyDir {
-    disk: Arc<Mutex<Disk>>,
-    path: PathBuf,
-}
-
-impl LossyDir {
-    fn disk(&self) -> std::sync::MutexGuard<'_, Disk> {
-        self.disk.lock().unwrap()
-    }
-
-    /// The disk for one file operation, unless the power is gone: then every operation fails
-    /// until the crash, so a device operation can be cut between any two file operations.
-    fn op(&self) -> io::Result<std::sync::MutexGuard<'_, Disk>> {
-        let mut d = self.disk();
-        match d.power_left {
-            Some(0) => Err(io::Error::other("power lost")),
-            Some(n) => {
-                d.power_left = Some(n - 1);
-                Ok(d)
-            }
-            None => Ok(d),
-        }
-    }
-}
-
-impl ZoneDir for LossyDir {
-    fn path(&self) -> &Path {
-        &self.path
-    }
-
-    fn list(&mut self) -> io::Result<Vec<String>> {
-        Ok(self.op()?.names.keys().cloned().collect())
-    }
-
-    fn read_small(&mut self, name: &str) -> io::Result<Option<Vec<u8>>> {
-        Ok(self.op()?.content(name).map(<[u8]>::to_vec))
-    }
-
-    fn replace(&mut self, name: &str, data: &[u8]) -> io::Result<()> {
-        let mut d = self.op()?;
-        let i = d.new_inode(Inode { current: data.to_vec(), durable: data.to_vec() });
-        d.names.insert(name.to_string(), i);
-        d.durable_names.insert(name.to_string(), i);
-        Ok(())
-    }
-
-    fn file_len(&mut self, name: &str) -> io::Result<u64> {
-        Ok(self.op()?.inode(name)?.current.len() as u64)
-    }
-
-    fn read_at(&mut self, name: &str, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
-        let mut d = self.op()?;
-        let data = &d.inode(name)?.current;
-        let start = (offset as usize).min(data.len());
-        let n = (data.len() - start).min(buf.len());
-        buf[..n].copy_from_slice(&data[start..start + n]);
-        Ok(n)
-    }
-
-    fn write_at(&mut self, name: &str, offset: u64, data: &[u8]) -> io::Result<bool> {
-        let mut d = self.op()?;
-        let created = !d.names.contains_key(name);
-        if created {
-            let i = d.new_inode(Inode::default());
-            d.names.insert(name.to_string(), i);
-        }
-        let f = &mut d.inode(name)?.current;
-        let end = offset as usize + data.len();
-        if f.len() < end {
-            resize(f, end);
-        }
-        f[offset as usize..end].copy_from_slice(data);
-        Ok(created)
-    }
-
-    fn truncate(&mut self, name: &str, len: u64) -> io::Result<()> {
-        resize(&mut self.op()?.inode(name)?.current, len as usize);
-        Ok(())
-    }
-
-    fn remove(&mut self, name: &str) -> io::Result<()> {
-        self.op()?.names.remove(name);
-        Ok(())
-    }
-
-    fn sync_file(&mut self, name: &str) -> io::Result<()> {
-        let mut d = self.op()?;
-        let inode = d.inode(name)?;
-        inode.durable = inode.current.clone();
-        Ok(())
-    }
-
-    fn sync_dir(&mut self) -> io::Result<()> {
-        let mut d = self.op()?;
-        d.durable_names = d.names.clone();
-        Ok(())
-    }
-}
 
 // ----- the model of what was written -----
 
@@ -312,7 +145,7 @@ impl Case {
         }
         .into_config()
         .unwrap();
-        let dir = LossyDir { disk: Arc::default(), path: PathBuf::from("/lossy") };
+        let dir = LossyDir::new();
         let dev = create_in(Box::new(dir.clone()), "lossy", &config).unwrap();
         let model = Model::new(&config.geometry);
         let log = vec![format!(
@@ -472,10 +305,13 @@ impl Case {
 
     fn crash_checking(&mut self, active_limit: bool) -> Result<(), String> {
         self.log.push("crash".into());
+        // The power goes while the device is open: its drop cannot close it cleanly.
+        self.dir.disk().power_left = Some(0);
         self.dev = None;
         let commit_names = self.rng.below(4) == 0;
         self.dir.disk().crash(commit_names);
-        let dev = open_in(Box::new(self.dir.clone()), "lossy").map_err(|e| format!("reopen after a crash: {e}"))?;
+        let dev =
+            open_in(Box::new(self.dir.clone()), "lossy", true).map_err(|e| format!("reopen after a crash: {e}"))?;
         self.dev = Some(dev);
         self.check_recovered(active_limit)
     }

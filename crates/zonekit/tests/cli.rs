@@ -220,19 +220,42 @@ fn persistent_device_keeps_its_zones() {
     let o = zonekit(&["zone", "report", d, "-c", "4"]);
     let lines: Vec<String> = stdout(&o).lines().map(String::from).collect();
     assert!(lines[1].contains("wptr 0x002000") && lines[1].contains("zcond:14(fu)"), "{}", lines[1]);
-    assert!(lines[2].contains("wptr 0x001000") && lines[2].contains("zcond: 4(cl)"), "{}", lines[2]);
-    // An explicitly opened zone with nothing written comes back empty, as the kernel's zoned loop does.
-    assert!(lines[3].contains("zcond: 1(em)"), "{}", lines[3]);
+    assert!(lines[2].contains("wptr 0x001000") && lines[2].contains("zcond: 2(oi)"), "{}", lines[2]);
+    // A clean close keeps the zone open, as a device that stays powered does.
+    assert!(lines[3].contains("zcond: 3(oe)"), "{}", lines[3]);
     let o = zonekit(&["zone", "read", d, "-o", "100", "-l", "1"]);
     assert_eq!(o.stdout, vec![7u8; 512]);
-    let o = zonekit(&["zone", "report", d, "--cond", "full,closed", "--count-only"]);
+    let o = zonekit(&["zone", "report", d, "--cond", "full,imp_open", "--count-only"]);
     assert_eq!(stdout(&o), "2\n");
     // Writes off the write pointer fail with the personality's errno, and change nothing.
     assert_fails(&zonekit(&["zone", "write", d, "-o", "16384", "-l", "8"]), 1, "(EREMOTEIO)");
     let o = zonekit(&["zone", "reset", d, "-o", "8192", "-c", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let o = zonekit(&["zone", "report", d, "--cond", "em", "--count-only"]);
-    assert_eq!(stdout(&o), "15\n");
+    assert_eq!(stdout(&o), "14\n");
+}
+
+#[test]
+fn zone_open_then_report_shows_the_zone_open() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dev = tmp.path().join("nullb");
+    let d = dev.to_str().unwrap();
+    assert!(zonekit(&["dev", "create", d, "--profile", "nullb-small"]).status.success());
+    let o = zonekit(&["zone", "open", d, "-o", "8192", "-c", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = zonekit(&["zone", "write", d, "-o", "16384", "-l", "8"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let state = std::fs::read(dev.join("zones.state")).unwrap();
+    let o = zonekit(&["zone", "report", d, "-o", "8192", "-c", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    // As blkzone shows it on null_blk: explicitly open, and implicitly open after a write.
+    assert!(lines[0].contains("wptr 0x000000") && lines[0].contains("zcond: 3(oe)"), "{out}");
+    assert!(lines[1].contains("wptr 0x000008") && lines[1].contains("zcond: 2(oi)"), "{out}");
+    assert_eq!(std::fs::read(dev.join("zones.state")).unwrap(), state, "a report changes nothing on disk");
+    let o = zonekit(&["dev", "info", d]);
+    assert!(stdout(&o).contains("conditions:    nw 1, em 13, oi 1, oe 1"), "{}", stdout(&o));
 }
 
 #[test]

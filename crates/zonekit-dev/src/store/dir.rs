@@ -4,8 +4,9 @@
 //!
 //! - `cnv-NNNNNN` / `seq-NNNNNN` (zone number, at least 6 digits): created on the zone's first
 //!   write. A sequential zone's file size is its write pointer; conventional zone files are sparse.
-//! - `zones.state`: lines `full N` (a finished zone), `read_only N`, `offline N`, replaced
-//!   atomically whenever it changes. Absent or empty: no such zone.
+//! - `zones.state` ([`ZoneStates`]): finished, read-only and offline zones, the boot of the
+//!   session, and after a clean close every open and closed zone with the eviction state;
+//!   replaced atomically whenever it changes. Absent or empty: no such zone.
 //!
 //! A reset removes the zone's file rather than truncating it, as zloop does: on ext4, truncating a
 //! file with synced blocks and dirty pages writes the pages out first (milliseconds), an unlink
@@ -21,19 +22,22 @@
 //!   fsync the directory): a crash in between leaves the old data with a write pointer matching
 //!   it, never a write pointer without data.
 //!
+//!
+//! A clean close ([`Store::close`]) writes every open and closed zone and the eviction state to
+//! `zones.state` with the running boot's id; a writable open drops them again first, so that only
+//! a device closed cleanly, in the same boot, comes back with its zones open.
+//!
 //! All file operations go through [`ZoneDir`], so that tests can put a power-loss model under the
 //! store; [`FsZoneDir`] is the real one.
 
 use super::Store;
+use super::state_file::{CleanClose, RareCond, STATE_FILE, ZoneStates};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use zonekit_core::{Action, Geometry, Transition, ZoneCond, ZoneOp, ZoneType};
-
-/// Name of the rare-state file.
-pub const STATE_FILE: &str = "zones.state";
+use zonekit_core::{Action, Geometry, Transition, ZoneCond, ZoneOp, ZoneTable, ZoneType};
 
 /// Zone files kept open at once by [`FsZoneDir`]; beyond, an open one is closed.
 pub const MAX_OPEN_FILES: usize = 256;
@@ -77,6 +81,10 @@ pub trait ZoneDir: Send {
 
     /// Make the directory's entries durable (`fsync` of the directory).
     fn sync_dir(&mut self) -> io::Result<()>;
+
+    /// The id of the running boot (`/proc/sys/kernel/random/boot_id`): it changes when the
+    /// machine restarts, which is how a device tells a power loss from a killed process.
+    fn boot_id(&mut self) -> io::Result<String>;
 }
 
 /// [`ZoneDir`] over a real directory, keeping at most [`MAX_OPEN_FILES`] files open.
@@ -86,12 +94,14 @@ pub struct FsZoneDir {
     files: HashMap<String, File>,
     /// The directory itself, locked exclusively while the device is open.
     lock: Option<File>,
+    /// The running boot's id, read once.
+    boot_id: Option<String>,
 }
 
 impl FsZoneDir {
     /// The directory at `root` (not checked until used).
     pub fn new(root: impl Into<PathBuf>) -> FsZoneDir {
-        FsZoneDir { root: root.into(), files: HashMap::new(), lock: None }
+        FsZoneDir { root: root.into(), files: HashMap::new(), lock: None, boot_id: None }
     }
 
     /// Take an exclusive lock on the directory (`flock`), held until this is dropped, so that two
@@ -228,36 +238,17 @@ impl ZoneDir for FsZoneDir {
     fn sync_dir(&mut self) -> io::Result<()> {
         File::open(&self.root)?.sync_all()
     }
-}
 
-/// A zone condition that file sizes cannot express, recorded in `zones.state`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RareCond {
-    /// Finished: full with the write pointer at the zone end, the file possibly shorter.
-    Full,
-    /// Read-only (fault injection).
-    ReadOnly,
-    /// Offline (fault injection).
-    Offline,
-}
-
-impl RareCond {
-    /// The word used in `zones.state` (the zone condition's long name).
-    pub fn name(self) -> &'static str {
-        self.cond().long_name()
-    }
-
-    /// The zone condition.
-    pub fn cond(self) -> ZoneCond {
-        match self {
-            RareCond::Full => ZoneCond::Full,
-            RareCond::ReadOnly => ZoneCond::ReadOnly,
-            RareCond::Offline => ZoneCond::Offline,
+    fn boot_id(&mut self) -> io::Result<String> {
+        if self.boot_id.is_none() {
+            let path = "/proc/sys/kernel/random/boot_id";
+            let id = std::fs::read_to_string(path)
+                .map_err(|e| io::Error::new(e.kind(), format!("{path}: {e}")))?
+                .trim()
+                .to_string();
+            self.boot_id = Some(id);
         }
-    }
-
-    fn from_name(s: &str) -> Option<RareCond> {
-        [RareCond::Full, RareCond::ReadOnly, RareCond::Offline].into_iter().find(|c| c.name() == s)
+        Ok(self.boot_id.clone().unwrap_or_default())
     }
 }
 
@@ -294,41 +285,6 @@ pub(crate) fn parse_zone_file_name(geometry: &Geometry, name: &str) -> Result<u3
     }
 }
 
-/// The content of `zones.state` for `states`, one `COND ZONE` line per zone in zone order.
-pub fn format_zone_states(states: &BTreeMap<u32, RareCond>) -> String {
-    states.iter().map(|(z, c)| format!("{} {z}\n", c.name())).collect()
-}
-
-/// Parse `zones.state`: every line `full|read_only|offline ZONE`, naming a sequential zone once.
-pub(crate) fn parse_zone_states(geometry: &Geometry, data: &[u8]) -> Result<BTreeMap<u32, RareCond>, String> {
-    let text = std::str::from_utf8(data).map_err(|_| "not UTF-8 text".to_string())?;
-    let mut states = BTreeMap::new();
-    for (n, line) in text.lines().enumerate() {
-        let at = |why: String| format!("line {}: {why}", n + 1);
-        let mut words = line.split(' ');
-        let (Some(cond), Some(zone), None) = (words.next(), words.next(), words.next()) else {
-            return Err(at(format!("'{line}' is not `full|read_only|offline ZONE`")));
-        };
-        let cond = RareCond::from_name(cond)
-            .ok_or_else(|| at(format!("unknown condition '{cond}' (expected full, read_only or offline)")))?;
-        let idx = zone
-            .parse::<u32>()
-            .ok()
-            .filter(|_| zone.bytes().all(|b| b.is_ascii_digit()))
-            .ok_or_else(|| at(format!("'{zone}' is not a zone number")))?;
-        if idx >= geometry.nr_zones {
-            return Err(at(format!("zone {idx} is past the last zone ({} zones)", geometry.nr_zones)));
-        }
-        if geometry.is_conventional(idx) {
-            return Err(at(format!("zone {idx} is conventional")));
-        }
-        if states.insert(idx, cond).is_some() {
-            return Err(at(format!("zone {idx} is listed twice")));
-        }
-    }
-    Ok(states)
-}
-
 /// The persistent store of an emulated device directory (see the module documentation).
 /// Built by [`crate::persistent::create_in`] and [`crate::persistent::open_in`].
 pub struct DirStore {
@@ -336,12 +292,17 @@ pub struct DirStore {
     geometry: Geometry,
     /// Zones whose file exists.
     has_file: Vec<bool>,
-    /// What `zones.state` holds.
-    states: BTreeMap<u32, RareCond>,
+    /// Bytes of each zone file that hold the zone's data, what reads return: a read-only open
+    /// leaves a write cut short by a crash in the file, beyond this.
+    lens: Vec<u64>,
+    /// What `zones.state` holds (while the device is open for writing, no clean-close section).
+    states: ZoneStates,
     /// Zone files written since they were last synced.
     dirty: BTreeSet<u32>,
     /// A zone file was created or removed since the directory was last synced.
     dir_dirty: bool,
+    /// Changes are allowed: false for a read-only open and once the device is closed.
+    writable: bool,
 }
 
 impl std::fmt::Debug for DirStore {
@@ -350,25 +311,56 @@ impl std::fmt::Debug for DirStore {
             .field("dir", &self.dir.path())
             .field("states", &self.states)
             .field("dirty", &self.dirty)
+            .field("writable", &self.writable)
             .finish_non_exhaustive()
     }
 }
 
+/// The zone files of a directory, as [`crate::persistent::open_in`] checked them: which exist, and
+/// how many of their bytes are the zone's data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ZoneFiles {
+    /// Zones whose file exists.
+    pub has_file: Vec<bool>,
+    /// Bytes of data in each zone's file.
+    pub lens: Vec<u64>,
+}
+
+impl ZoneFiles {
+    /// No zone file: a new device.
+    pub fn none(geometry: &Geometry) -> ZoneFiles {
+        ZoneFiles { has_file: vec![false; geometry.nr_zones as usize], lens: vec![0; geometry.nr_zones as usize] }
+    }
+}
+
 impl DirStore {
-    /// A store over `dir` whose zone files (`has_file`, one flag per zone) and `zones.state`
-    /// (`states`) were checked by the caller.
+    /// A store over `dir` whose zone files and `zones.state` (`states`) were checked by the caller;
+    /// `writable` false refuses every change.
     pub(crate) fn new(
         dir: Box<dyn ZoneDir>,
         geometry: Geometry,
-        has_file: Vec<bool>,
-        states: BTreeMap<u32, RareCond>,
+        files: ZoneFiles,
+        states: ZoneStates,
+        writable: bool,
     ) -> DirStore {
-        debug_assert_eq!(has_file.len(), geometry.nr_zones as usize);
-        DirStore { dir, geometry, has_file, states, dirty: BTreeSet::new(), dir_dirty: false }
+        debug_assert_eq!(files.has_file.len(), geometry.nr_zones as usize);
+        let ZoneFiles { has_file, lens } = files;
+        DirStore { dir, geometry, has_file, lens, states, dirty: BTreeSet::new(), dir_dirty: false, writable }
+    }
+
+    /// Start a writable session: record the running boot in `zones.state` and drop its
+    /// clean-close section, so that a crash from now on is recognised as one.
+    pub(crate) fn begin_session(&mut self) -> io::Result<()> {
+        let next = ZoneStates { boot_id: Some(self.dir.boot_id()?), clean: None, ..self.states.clone() };
+        self.write_states(next)
     }
 
     fn name(&self, zone: u32) -> String {
         zone_file_name(&self.geometry, zone)
+    }
+
+    fn refuse_if_read_only(&self) -> io::Result<()> {
+        if self.writable { Ok(()) } else { Err(io::Error::from_raw_os_error(libc::EBADF)) }
     }
 
     /// Make zone `zone`'s file, and its directory entry, durable now.
@@ -389,23 +381,28 @@ impl DirStore {
         Ok(())
     }
 
-    /// Record zone `zone`'s rare condition (`None`: it has none) in `zones.state`.
-    fn set_state(&mut self, zone: u32, cond: Option<RareCond>) -> io::Result<()> {
-        let mut next = self.states.clone();
-        match cond {
-            Some(c) => next.insert(zone, c),
-            None => next.remove(&zone),
-        };
+    /// Replace `zones.state` with `next`, if it differs.
+    fn write_states(&mut self, next: ZoneStates) -> io::Result<()> {
         if next != self.states {
-            self.dir.replace(STATE_FILE, format_zone_states(&next).as_bytes())?;
+            self.dir.replace(STATE_FILE, next.format().as_bytes())?;
             self.states = next;
         }
         Ok(())
     }
 
+    /// Record zone `zone`'s rare condition (`None`: it has none) in `zones.state`.
+    fn set_state(&mut self, zone: u32, cond: Option<RareCond>) -> io::Result<()> {
+        let mut next = self.states.clone();
+        match cond {
+            Some(c) => next.rare.insert(zone, c),
+            None => next.rare.remove(&zone),
+        };
+        self.write_states(next)
+    }
+
     /// Discard zone `zone`'s data.
     fn discard(&mut self, zone: u32) -> io::Result<()> {
-        let listed = self.states.get(&zone).copied();
+        let listed = self.states.rare.get(&zone).copied();
         if listed.is_some() {
             // State first: a crash before the removal leaves the old data, unlisted, with a
             // write pointer that matches it.
@@ -423,6 +420,7 @@ impl DirStore {
             return Err(e);
         }
         self.has_file[zone as usize] = false;
+        self.lens[zone as usize] = 0;
         self.dirty.remove(&zone);
         self.dir_dirty = true;
         if listed.is_some() {
@@ -433,9 +431,9 @@ impl DirStore {
         Ok(())
     }
 
-    /// Zones listed in `zones.state`.
+    /// Zones listed in `zones.state` as finished, read-only or offline.
     pub fn rare_states(&self) -> &BTreeMap<u32, RareCond> {
-        &self.states
+        &self.states.rare
     }
 }
 
@@ -445,21 +443,26 @@ impl Store for DirStore {
     }
 
     fn read(&mut self, zone: u32, offset: u64, buf: &mut [u8]) -> io::Result<()> {
-        let n = if self.has_file[zone as usize] {
+        let len = self.lens[zone as usize];
+        let want = (len.saturating_sub(offset) as usize).min(buf.len());
+        let n = if self.has_file[zone as usize] && want > 0 {
             let name = self.name(zone);
-            self.dir.read_at(&name, offset, buf)?
+            self.dir.read_at(&name, offset, &mut buf[..want])?
         } else {
             0
         };
-        // Past the end of a file: a finished or read-only zone, or a hole of a conventional zone.
+        // Past the end of the data: a finished or read-only zone, or a hole of a conventional zone.
         buf[n..].fill(0);
         Ok(())
     }
 
     fn write(&mut self, zone: u32, offset: u64, data: &[u8]) -> io::Result<()> {
+        self.refuse_if_read_only()?;
         let name = self.name(zone);
         match self.dir.write_at(&name, offset, data) {
             Ok(created) => {
+                let len = &mut self.lens[zone as usize];
+                *len = (*len).max(offset + data.len() as u64);
                 self.has_file[zone as usize] = true;
                 self.dir_dirty |= created;
                 self.dirty.insert(zone);
@@ -468,7 +471,7 @@ impl Store for DirStore {
             Err(e) => {
                 // The file may have been created, and written in part, before the failure.
                 self.dir_dirty = true;
-                if self.dir.file_len(&name).is_ok() {
+                if let Ok(file_len) = self.dir.file_len(&name) {
                     self.has_file[zone as usize] = true;
                     self.dirty.insert(zone);
                     if self.geometry.zone_type(zone) == ZoneType::SeqWriteRequired {
@@ -476,6 +479,10 @@ impl Store for DirStore {
                         // file's end. Host-aware zones may be written below their write pointer,
                         // where this would cut acknowledged data.
                         let _ = self.dir.truncate(&name, offset);
+                    } else {
+                        // Conventional data written in part reads back as written.
+                        let len = &mut self.lens[zone as usize];
+                        *len = (*len).max(file_len);
                     }
                 }
                 Err(e)
@@ -484,6 +491,7 @@ impl Store for DirStore {
     }
 
     fn zone_changed(&mut self, t: &Transition) -> io::Result<()> {
+        self.refuse_if_read_only()?;
         if t.discards_data() {
             return self.discard(t.zone);
         }
@@ -505,6 +513,22 @@ impl Store for DirStore {
             self.dirty.remove(&zone);
         }
         self.sync_dir()
+    }
+
+    fn writable(&self) -> bool {
+        self.writable
+    }
+
+    fn close(&mut self, table: &ZoneTable) -> io::Result<()> {
+        if !std::mem::replace(&mut self.writable, false) {
+            return Ok(());
+        }
+        let g = table.geometry();
+        let active =
+            (g.nr_conv_zones..g.nr_zones).map(|i| (i, table.zone(i).cond)).filter(|(_, c)| c.is_active()).collect();
+        let clean = CleanClose { active, eviction: table.eviction_state() };
+        let next = ZoneStates { boot_id: Some(self.dir.boot_id()?), clean: Some(clean), ..self.states.clone() };
+        self.write_states(next)
     }
 }
 
@@ -550,15 +574,20 @@ mod tests {
         fn sync_dir(&mut self) -> io::Result<()> {
             self.0.sync_dir()
         }
+        fn boot_id(&mut self) -> io::Result<String> {
+            self.0.boot_id()
+        }
     }
 
     #[test]
     fn a_failed_write_leaves_the_file_end_at_the_write_pointer() {
         let tmp = tempfile::tempdir().unwrap();
         let g = geo();
-        let mut ok = DirStore::new(Box::new(FsZoneDir::new(tmp.path())), g.clone(), vec![false; 8], BTreeMap::new());
+        let store = |dir: Box<dyn ZoneDir>, files| DirStore::new(dir, g.clone(), files, ZoneStates::default(), true);
+        let mut ok = store(Box::new(FsZoneDir::new(tmp.path())), ZoneFiles::none(&g));
         ok.write(3, 0, &[1u8; 1024]).unwrap();
-        let mut s = DirStore::new(Box::new(HalfWrites(FsZoneDir::new(tmp.path()))), g, vec![false; 8], BTreeMap::new());
+        let files = ZoneFiles { has_file: ok.has_file.clone(), lens: ok.lens.clone() };
+        let mut s = store(Box::new(HalfWrites(FsZoneDir::new(tmp.path()))), files);
         assert_eq!(s.write(3, 1024, &[2u8; 2048]).unwrap_err().raw_os_error(), Some(libc::ENOSPC));
         assert_eq!(std::fs::metadata(tmp.path().join("seq-000003")).unwrap().len(), 1024);
         // A new file is known, and the directory will be synced.
@@ -589,28 +618,5 @@ mod tests {
         assert!(parse_zone_file_name(&g, "seq-000008").unwrap_err().contains("past the last zone"));
         assert!(parse_zone_file_name(&g, "cnv-000002").unwrap_err().contains("sequential"));
         assert!(parse_zone_file_name(&g, "seq-000001").unwrap_err().contains("conventional"));
-    }
-
-    #[test]
-    fn zone_states_round_trip_and_errors() {
-        let g = geo();
-        let states = BTreeMap::from([(2, RareCond::Full), (5, RareCond::ReadOnly), (7, RareCond::Offline)]);
-        let text = format_zone_states(&states);
-        assert_eq!(text, "full 2\nread_only 5\noffline 7\n");
-        assert_eq!(parse_zone_states(&g, text.as_bytes()), Ok(states));
-        assert_eq!(parse_zone_states(&g, b""), Ok(BTreeMap::new()));
-        for (bad, why) in [
-            ("full 2\n\n", "line 2"),
-            ("full  2\n", "is not `full"),
-            ("closed 3\n", "unknown condition 'closed'"),
-            ("full x\n", "'x' is not a zone number"),
-            ("full +3\n", "'+3' is not a zone number"),
-            ("full 8\n", "past the last zone"),
-            ("offline 1\n", "zone 1 is conventional"),
-            ("full 3\nread_only 3\n", "line 2: zone 3 is listed twice"),
-        ] {
-            let e = parse_zone_states(&g, bad.as_bytes()).unwrap_err();
-            assert!(e.contains(why), "{bad:?}: {e}");
-        }
     }
 }

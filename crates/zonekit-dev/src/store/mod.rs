@@ -6,13 +6,15 @@
 
 mod dir;
 mod memory;
+mod state_file;
 
-pub use dir::{DirStore, FsZoneDir, MAX_OPEN_FILES, RareCond, STATE_FILE, ZoneDir, format_zone_states, zone_file_name};
-pub(crate) use dir::{looks_like_zone_file, parse_zone_file_name, parse_zone_states};
+pub use dir::{DirStore, FsZoneDir, MAX_OPEN_FILES, ZoneDir, zone_file_name};
+pub(crate) use dir::{ZoneFiles, looks_like_zone_file, parse_zone_file_name};
 pub use memory::MemoryStore;
+pub use state_file::{CleanClose, RareCond, STATE_FILE, ZoneStates};
 
 use std::io;
-use zonekit_core::Transition;
+use zonekit_core::{Transition, ZoneTable};
 
 /// Data keeping of an emulated device. Offsets are bytes from the zone start.
 pub trait Store: Send {
@@ -31,6 +33,19 @@ pub trait Store: Send {
 
     /// Make every acknowledged write durable.
     fn flush(&mut self) -> io::Result<()>;
+
+    /// Whether the store takes changes: false for a persistent device opened read-only, and once
+    /// it is closed. The device refuses writes and zone changes (`EBADF`) rather than change the
+    /// table alone.
+    fn writable(&self) -> bool {
+        true
+    }
+
+    /// The device is closed cleanly, with its zones as `table` holds them: record what the next
+    /// open needs to find them so (persistent stores). Called once; nothing is changed after it.
+    fn close(&mut self, _table: &ZoneTable) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Keeps nothing: reads return zeros (below the write pointer), like null_blk without

@@ -7,7 +7,7 @@ use crate::units::human_bytes;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
-use zonekit_core::{DeviceKind, Personality, ZoneCond, ZonedDevice};
+use zonekit_core::{BlockIo, DeviceKind, Personality, ZoneCond, ZonedDevice};
 use zonekit_dev::{GeometrySpec, profile};
 
 /// Arguments of `zonekit dev create`.
@@ -85,6 +85,7 @@ pub fn create(args: &CreateArgs, w: &mut impl Write) -> CliResult {
         }
     };
     let dev = zonekit_dev::persistent::create_dir(&args.path, &config).map_err(|e| CliError::open(e.into()))?;
+    dev.close().map_err(|e| CliError::device(format!("{}: close", args.path.display()), &e))?;
     print_info(&dev, w)
 }
 

@@ -169,10 +169,16 @@ pub fn manage(op: ZoneOp, args: &MgmtArgs, w: &mut impl Write) -> CliResult {
     let range = if args.all { RangeArgs::default() } else { args.range.clone() };
     let (sector, nr) = mgmt_range(spec, &g, &range)?;
     dev.zone_mgmt(op, sector, nr).map_err(|e| CliError::device(format!("{spec}: {} zones", op.name()), &e))?;
+    close(dev.as_ref(), spec)?;
     if args.verbose {
         output(writeln!(w, "{spec}: successful {} of zones in range from {sector}, to {}", op.name(), sector + nr))?;
     }
     Ok(())
+}
+
+/// Close a device written to, reporting a failure to record its zones (a drop would ignore it).
+fn close(dev: &dyn ZonedDevice, spec: &str) -> CliResult {
+    dev.close().map_err(|e| CliError::device(format!("{spec}: close"), &e))
 }
 
 const CHUNK: usize = 1 << 20;
@@ -196,7 +202,7 @@ pub fn write(args: &WriteArgs) -> CliResult {
     if args.sync {
         dev.flush().map_err(|e| CliError::device(format!("{spec}: flush"), &e))?;
     }
-    Ok(())
+    close(dev.as_ref(), spec)
 }
 
 /// `zonekit zone read`: raw bytes to `w`.
