@@ -86,12 +86,40 @@ impl GeometrySpec {
     }
 }
 
-/// The metadata file's contents (JSON), format 1. Sizes in sectors.
+/// What a persistent device keeps of the data written to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DataMode {
+    /// The data, in one file per zone (the zone files' sizes are the write pointers).
+    #[default]
+    Files,
+    /// No data: the zone files are empty and sparse, their sizes still the write pointers, so
+    /// the zone state persists while reads return zeros below a write pointer (beyond it, the
+    /// personality's fill), as the `none` store does. A huge drive can be written terabytes
+    /// without storing them.
+    None,
+}
+
+impl DataMode {
+    /// The name used on the command line and in metadata (`files`, `none`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DataMode::Files => "files",
+            DataMode::None => "none",
+        }
+    }
+}
+
+/// The metadata file's contents (JSON), format 2 (format 1, written before the data mode
+/// existed, has no `data` and keeps its data in files). Sizes in sectors.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Meta {
-    /// Format version; 1.
+    /// Format version: 2 (1 is still read).
     pub format: u32,
+    /// What the device keeps of the data; format 2 only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<DataMode>,
     /// `nullblk`, `zbc` or `zns`.
     pub personality: String,
     /// Zone size in sectors.
@@ -121,14 +149,28 @@ pub struct Meta {
 }
 
 /// Current metadata format.
-pub const META_FORMAT: u32 = 1;
+pub const META_FORMAT: u32 = 2;
+
+impl Meta {
+    /// The data mode the metadata states: `files` for format 1, the `data` field for format 2.
+    pub fn data_mode(&self) -> Result<DataMode, String> {
+        match (self.format, self.data) {
+            (1, None) => Ok(DataMode::Files),
+            (1, Some(_)) => Err("format 1 has no `data` field".into()),
+            (2, Some(d)) => Ok(d),
+            (2, None) => Err("missing field `data`".into()),
+            (f, _) => Err(format!("unsupported metadata format {f}")),
+        }
+    }
+}
 
 impl DeviceConfig {
-    /// The metadata to store.
-    pub fn to_meta(&self) -> Meta {
+    /// The metadata to store for a device keeping `data`.
+    pub fn to_meta(&self, data: DataMode) -> Meta {
         let g = &self.geometry;
         Meta {
             format: META_FORMAT,
+            data: Some(data),
             personality: self.personality.name().into(),
             zone_size: g.zone_size,
             zone_capacity: g.zone_capacity,
@@ -147,9 +189,7 @@ impl DeviceConfig {
 
     /// Rebuild from stored metadata, checking it as a new device would be checked.
     pub fn from_meta(m: &Meta) -> Result<DeviceConfig, String> {
-        if m.format != META_FORMAT {
-            return Err(format!("unsupported metadata format {}", m.format));
-        }
+        m.data_mode()?;
         let personality: Personality = m.personality.parse().map_err(|e| format!("{e}"))?;
         let geometry = Geometry::new(m.capacity, m.zone_size, m.zone_capacity, m.nr_conv_zones, m.logical_block_size)
             .map_err(|e| e.to_string())?;
@@ -193,10 +233,21 @@ mod tests {
     #[test]
     fn meta_round_trip() {
         let c = spec().into_config().unwrap();
-        let m = c.to_meta();
-        let json = serde_json::to_string(&m).unwrap();
-        let back: Meta = serde_json::from_str(&json).unwrap();
-        assert_eq!(DeviceConfig::from_meta(&back).unwrap(), c);
+        for data in [DataMode::Files, DataMode::None] {
+            let m = c.to_meta(data);
+            let json = serde_json::to_string(&m).unwrap();
+            assert!(json.contains(&format!("\"format\":2,\"data\":\"{}\"", data.name())), "{json}");
+            let back: Meta = serde_json::from_str(&json).unwrap();
+            assert_eq!(DeviceConfig::from_meta(&back).unwrap(), c);
+            assert_eq!(back.data_mode(), Ok(data));
+        }
+        // Format 1: no data mode, the data in files.
+        let m = Meta { format: 1, data: None, ..c.to_meta(DataMode::None) };
+        assert_eq!(m.data_mode(), Ok(DataMode::Files));
+        assert_eq!(DeviceConfig::from_meta(&m).unwrap(), c);
+        for (format, data) in [(1, Some(DataMode::None)), (2, None), (3, Some(DataMode::Files))] {
+            assert!(DeviceConfig::from_meta(&Meta { format, data, ..m.clone() }).is_err(), "{format} {data:?}");
+        }
     }
 
     #[test]
@@ -212,7 +263,7 @@ mod tests {
         assert!(GeometrySpec { max_open: 9, ..spec() }.into_config().is_err());
         let zns = GeometrySpec { max_open: 0, max_active: 3, personality: Personality::Zns, ..spec() };
         assert_eq!(zns.into_config().unwrap().limits.max_open, 3, "QEMU: open limit = active limit");
-        let mut m = spec().into_config().unwrap().to_meta();
+        let mut m = spec().into_config().unwrap().to_meta(DataMode::Files);
         m.max_open = 100;
         assert!(DeviceConfig::from_meta(&m).is_err());
     }

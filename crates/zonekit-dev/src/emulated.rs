@@ -59,8 +59,10 @@ impl EmulatedDevice {
         EmulatedDevice::from_table(device_info(spec, kind, config), table, store)
     }
 
-    /// A device whose zone table was restored by the caller (persistent stores).
-    pub fn from_table(info: DeviceInfo, table: ZoneTable, store: Box<dyn Store>) -> EmulatedDevice {
+    /// A device whose zone table was restored by the caller (persistent stores). `keeps_data` is
+    /// false if the store keeps none.
+    pub fn from_table(mut info: DeviceInfo, table: ZoneTable, store: Box<dyn Store>) -> EmulatedDevice {
+        info.keeps_data &= store.keeps_data();
         EmulatedDevice { info, inner: Mutex::new(Inner { table, store, closed: false }) }
     }
 

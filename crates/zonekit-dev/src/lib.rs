@@ -16,7 +16,7 @@ pub mod profiles;
 pub mod spec;
 pub mod store;
 
-pub use config::{DeviceConfig, GeometrySpec};
+pub use config::{DataMode, DeviceConfig, GeometrySpec};
 pub use emulated::EmulatedDevice;
 pub use profiles::{PROFILES, Profile, profile};
 pub use spec::{OpenError, OpenOptions, open};

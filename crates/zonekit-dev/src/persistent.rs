@@ -2,10 +2,11 @@
 //! out its backing directory, so that crash consistency falls out of the file system instead of a
 //! journal.
 //!
-//! - `zonekit.meta`: the device configuration ([`Meta`], JSON), written once at creation,
-//!   atomically;
+//! - `zonekit.meta`: the device configuration and data mode ([`Meta`], JSON), written once at
+//!   creation, atomically;
 //! - `cnv-NNNNNN` / `seq-NNNNNN`: one file per zone, created on its first write; a sequential
-//!   zone's file size is its write pointer;
+//!   zone's file size is its write pointer (with `--data none`, the files are sparse and empty:
+//!   only their sizes count);
 //! - `zones.state`: finished, read-only and offline zones, the session's boot, and after a clean
 //!   close every open and closed zone with the eviction state ([`ZoneStates`]).
 //!
@@ -19,7 +20,7 @@
 //! whole block. Anything else out of place is [`DeviceError::Corrupt`], naming the file, and the
 //! directory is left as it was. A read-only open changes nothing in the directory.
 
-use crate::config::{DeviceConfig, Meta};
+use crate::config::{DataMode, DeviceConfig, Meta};
 use crate::emulated::{EmulatedDevice, device_info};
 use crate::store::{
     DirStore, FsZoneDir, RareCond, STATE_FILE, ZoneDir, ZoneFiles, ZoneStates, looks_like_zone_file,
@@ -32,9 +33,9 @@ use zonekit_core::{DeviceError, DeviceKind, INVALID_WP, SECTOR_SIZE, ZoneCond, Z
 /// Name of the metadata file.
 pub const META_FILE: &str = "zonekit.meta";
 
-/// Create a persistent device in directory `path` (created if missing; an existing one must be
-/// empty). The device's spec is the path.
-pub fn create_dir(path: &Path, config: &DeviceConfig) -> Result<EmulatedDevice, DeviceError> {
+/// Create a persistent device keeping `data` in directory `path` (created if missing; an existing
+/// one must be empty). The device's spec is the path.
+pub fn create_dir(path: &Path, config: &DeviceConfig, data: DataMode) -> Result<EmulatedDevice, DeviceError> {
     let shown = path.display().to_string();
     match std::fs::symlink_metadata(path) {
         Ok(m) if !m.is_dir() => return Err(DeviceError::io(shown, io::Error::from_raw_os_error(libc::ENOTDIR))),
@@ -49,11 +50,17 @@ pub fn create_dir(path: &Path, config: &DeviceConfig) -> Result<EmulatedDevice, 
     }
     let mut dir = FsZoneDir::new(path);
     dir.lock().map_err(|e| DeviceError::io(format!("{shown}: locking the device"), e))?;
-    create_in(Box::new(dir), &shown, config)
+    create_in(Box::new(dir), &shown, config, data)
 }
 
-/// Create a persistent device in `dir`, which must be empty: write its metadata and return it.
-pub fn create_in(mut dir: Box<dyn ZoneDir>, spec: &str, config: &DeviceConfig) -> Result<EmulatedDevice, DeviceError> {
+/// Create a persistent device keeping `data` in `dir`, which must be empty: write its metadata
+/// and return it. Nothing is allocated for the zones: their files come with their first write.
+pub fn create_in(
+    mut dir: Box<dyn ZoneDir>,
+    spec: &str,
+    config: &DeviceConfig,
+    data: DataMode,
+) -> Result<EmulatedDevice, DeviceError> {
     let root = dir.path().to_path_buf();
     let names = dir.list().map_err(|e| DeviceError::io(root.display().to_string(), e))?;
     if names.iter().any(|n| n == META_FILE) {
@@ -68,7 +75,7 @@ pub fn create_in(mut dir: Box<dyn ZoneDir>, spec: &str, config: &DeviceConfig) -
             io::Error::from_raw_os_error(libc::ENOTEMPTY),
         ));
     }
-    let meta = config.to_meta();
+    let meta = config.to_meta(data);
     check_config(&meta)
         .and_then(|c| {
             // Whatever the metadata format cannot hold would be lost at the first reopen.
@@ -79,7 +86,7 @@ pub fn create_in(mut dir: Box<dyn ZoneDir>, spec: &str, config: &DeviceConfig) -
     json.push(b'\n');
     dir.replace(META_FILE, &json).map_err(|e| DeviceError::io(root.join(META_FILE).display().to_string(), e))?;
     let g = config.geometry.clone();
-    let mut store = DirStore::new(dir, g.clone(), ZoneFiles::none(&g), ZoneStates::default(), true);
+    let mut store = DirStore::new(dir, g.clone(), data, ZoneFiles::none(&g), ZoneStates::default(), true);
     store.begin_session().map_err(|e| DeviceError::io(root.join(STATE_FILE).display().to_string(), e))?;
     let kind = DeviceKind::Emulated { store: "dir".into(), profile: config.profile.clone() };
     Ok(EmulatedDevice::new(spec, kind, config, Box::new(store)))
@@ -213,7 +220,8 @@ pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str, writable: bool) -> Result<
             }
         }
     }
-    let mut store = DirStore::new(dir, g.clone(), files, states, writable);
+    let data = meta.data_mode().map_err(|e| corrupt(META_FILE, &e))?;
+    let mut store = DirStore::new(dir, g.clone(), data, files, states, writable);
     if writable {
         // From here on, a crash must not find the clean-close section.
         store.begin_session().map_err(|e| io_err(STATE_FILE, e))?;

@@ -15,7 +15,7 @@ use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use zonekit_core::{BlockIo, DeviceKind, Personality, Zone, ZoneCond, ZoneManagement, ZoneOp, ZoneReport};
 use zonekit_dev::persistent::{create_in, open_in};
 use zonekit_dev::store::MemoryStore;
-use zonekit_dev::{DeviceConfig, EmulatedDevice, GeometrySpec};
+use zonekit_dev::{DataMode, DeviceConfig, EmulatedDevice, GeometrySpec};
 
 #[derive(Debug, Clone)]
 enum Op {
@@ -116,7 +116,7 @@ fn run(d: &EmulatedDevice, op: &Op) -> Result<(), String> {
 
 fn check(config: &DeviceConfig, ops: &[Op]) -> Result<(), TestCaseError> {
     let dir = LossyDir::new();
-    let mut persistent = Some(create_in(Box::new(dir.clone()), "persistent", config).unwrap());
+    let mut persistent = Some(create_in(Box::new(dir.clone()), "persistent", config, DataMode::Files).unwrap());
     let powered = EmulatedDevice::new(
         "powered",
         DeviceKind::Emulated { store: "memory".into(), profile: None },

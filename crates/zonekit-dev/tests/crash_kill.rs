@@ -23,7 +23,7 @@ use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 use zonekit_core::{BlockIo, Personality, ZoneCond, ZoneManagement, ZoneOp, ZoneReport};
 use zonekit_dev::persistent::{create_dir, open_dir};
-use zonekit_dev::{DeviceConfig, GeometrySpec};
+use zonekit_dev::{DataMode, DeviceConfig, GeometrySpec};
 
 const DIR_ENV: &str = "ZONEKIT_CRASH_KILL_DIR";
 const SEED_ENV: &str = "ZONEKIT_CRASH_KILL_CHILD_SEED";
@@ -201,8 +201,11 @@ fn crash_kill_child() {
     }
 }
 
-/// Check the device in `dir` after the child ran with `seed` and acknowledged `acks`.
-fn verify(dir: &Path, seed: u64, acks: &[String]) -> Result<(), String> {
+/// Check the device in `dir`, keeping `data`, after the child ran with `seed` and acknowledged
+/// `acks`. Without data, the zone files' sizes are still the write pointers and reads return
+/// zeros below them.
+fn verify(dir: &Path, data: DataMode, seed: u64, acks: &[String]) -> Result<(), String> {
+    let keeps_data = data == DataMode::Files;
     let mut model = Model::new();
     let mut rng = Rng::new(seed);
     for (i, line) in acks.iter().enumerate() {
@@ -256,7 +259,8 @@ fn verify(dir: &Path, seed: u64, acks: &[String]) -> Result<(), String> {
         // Every byte up to the write pointer is this epoch's data; beyond, the fill.
         let mut buf = vec![0u8; (file_len + BLOCK).min(ZONE) as usize];
         dev.read_at(z.start, &mut buf).map_err(|e| ctx(format!("read: {e}")))?;
-        if buf[..file_len as usize] != pattern(zone, m.epoch, 0, file_len)[..] {
+        let written = if keeps_data { pattern(zone, m.epoch, 0, file_len) } else { vec![0; file_len as usize] };
+        if buf[..file_len as usize] != written[..] {
             return Err(ctx("data differ from what was written".into()));
         }
         let fill = if finished { 0 } else { 0xff };
@@ -277,6 +281,9 @@ fn verify(dir: &Path, seed: u64, acks: &[String]) -> Result<(), String> {
             && (o..o + len).contains(&offset)
         {
             generations.push(generation);
+        }
+        if !keeps_data {
+            generations = vec![0];
         }
         let ok = generations.iter().any(|&g| {
             if g == 0 { *data == [0u8; BLOCK as usize][..] } else { *data == pattern(zone, g, offset, BLOCK)[..] }
@@ -339,7 +346,10 @@ fn env_u64(name: &str) -> Option<u64> {
 /// One kill: run a child on a fresh device in `dir`, kill it as `plan` says, check the device.
 /// Returns the number of acknowledged operations.
 fn kill_once(exe: &Path, dir: &Path, child_seed: u64, plan: &mut Rng) -> Result<usize, String> {
-    drop(create_dir(dir, &config()).unwrap());
+    // One device in four keeps no data (`--data none`): its write pointers must still cover every
+    // acknowledged write.
+    let data = if plan.below(4) == 0 { DataMode::None } else { DataMode::Files };
+    drop(create_dir(dir, &config(), data).unwrap());
     let mut child = Command::new(exe)
         .args(["--exact", CHILD, "--ignored", "--nocapture", "--test-threads=1"])
         .env(DIR_ENV, dir)
@@ -383,7 +393,8 @@ fn kill_once(exe: &Path, dir: &Path, child_seed: u64, plan: &mut Rng) -> Result<
     if status.signal() != Some(libc::SIGKILL) {
         return Err(format!("the child was not killed but {status}:\n{stderr}"));
     }
-    verify(dir, child_seed, &acks).map_err(|why| format!("{} acknowledged operations: {why}", acks.len()))?;
+    verify(dir, data, child_seed, &acks)
+        .map_err(|why| format!("{} acknowledged operations, data {}: {why}", acks.len(), data.name()))?;
     std::fs::remove_dir_all(dir).unwrap();
     Ok(acks.len())
 }

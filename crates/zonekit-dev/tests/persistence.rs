@@ -8,7 +8,7 @@ use zonekit_core::{
 };
 use zonekit_dev::persistent::{META_FILE, create_dir, open_dir};
 use zonekit_dev::store::{MAX_OPEN_FILES, STATE_FILE};
-use zonekit_dev::{DeviceConfig, EmulatedDevice, GeometrySpec, OpenError, OpenOptions};
+use zonekit_dev::{DataMode, DeviceConfig, EmulatedDevice, GeometrySpec, OpenError, OpenOptions};
 
 const KIB: u64 = 1024;
 /// 64 KiB zones, 48 KiB capacity.
@@ -101,7 +101,7 @@ fn after_crash(z: &Zone) -> Zone {
 
 /// Put zones in every condition; returns the device.
 fn populate(dir: &Path, personality: Personality) -> EmulatedDevice {
-    let d = create_dir(dir, &config(personality, 512)).unwrap();
+    let d = create_dir(dir, &config(personality, 512), DataMode::Files).unwrap();
     // Conventional: a write inside zone 0 and one spanning zones 0 and 1.
     d.write_at(8, &data(1, 8 * KIB)).unwrap();
     d.write_at(sector(1) - 2, &data(2, 4 * KIB)).unwrap();
@@ -239,7 +239,7 @@ fn create_refuses_an_existing_device_or_a_non_empty_directory() {
     let dir = tmp.path().join("dev");
     drop(populate(&dir, Personality::NullBlk));
     let before = snapshot(&dir);
-    let e = create_dir(&dir, &config(Personality::Zbc, 512)).unwrap_err();
+    let e = create_dir(&dir, &config(Personality::Zbc, 512), DataMode::Files).unwrap_err();
     assert!(e.to_string().contains(&dir.join(META_FILE).display().to_string()), "{e}");
     assert_eq!(e.errno().0, libc::EEXIST);
     assert_eq!(snapshot(&dir), before);
@@ -247,23 +247,23 @@ fn create_refuses_an_existing_device_or_a_non_empty_directory() {
     let other = tmp.path().join("other");
     std::fs::create_dir(&other).unwrap();
     std::fs::write(other.join("notes.txt"), "mine").unwrap();
-    let e = create_dir(&other, &config(Personality::Zbc, 512)).unwrap_err();
+    let e = create_dir(&other, &config(Personality::Zbc, 512), DataMode::Files).unwrap_err();
     assert_eq!(e.errno().0, libc::ENOTEMPTY, "{e}");
     assert_eq!(snapshot(&other).len(), 1);
 
-    let e = create_dir(&other.join("notes.txt"), &config(Personality::Zbc, 512)).unwrap_err();
+    let e = create_dir(&other.join("notes.txt"), &config(Personality::Zbc, 512), DataMode::Files).unwrap_err();
     assert_eq!(e.errno().0, libc::ENOTDIR, "{e}");
 
     // An existing empty directory is fine.
     let empty = tmp.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    create_dir(&empty, &config(Personality::Zbc, 512)).unwrap();
+    create_dir(&empty, &config(Personality::Zbc, 512), DataMode::Files).unwrap();
     assert!(empty.join(META_FILE).is_file());
 
     // What the metadata format cannot hold is refused rather than lost at the next open.
     let mut host_aware = config(Personality::Zbc, 512);
     host_aware.geometry.seq_zone_type = ZoneType::SeqWritePreferred;
-    let e = create_dir(&tmp.path().join("ha"), &host_aware).unwrap_err();
+    let e = create_dir(&tmp.path().join("ha"), &host_aware, DataMode::Files).unwrap_err();
     assert!(matches!(e, DeviceError::Unsupported(_)), "{e}");
 }
 
@@ -290,7 +290,7 @@ fn a_profile_device_keeps_its_profile_and_limits() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("zns");
     let c = zonekit_dev::profile("zns-small").unwrap().config();
-    let d = create_dir(&dir, &c).unwrap();
+    let d = create_dir(&dir, &c, DataMode::Files).unwrap();
     let zs = d.info().geometry.zone_size;
     d.write_at(3 * zs, &data(1, 4096)).unwrap();
     let info = d.info().clone();
@@ -318,7 +318,7 @@ fn more_zones_than_open_file_handles() {
     }
     .into_config()
     .unwrap();
-    let d = create_dir(&dir, &c).unwrap();
+    let d = create_dir(&dir, &c, DataMode::Files).unwrap();
     for round in 0..3u64 {
         for z in 1..nr {
             let s = u64::from(z) * 16 + round;
@@ -342,7 +342,7 @@ fn more_zones_than_open_file_handles() {
 fn a_torn_tail_is_trimmed_to_the_last_whole_block() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("dev");
-    let d = create_dir(&dir, &config(Personality::NullBlk, 4096)).unwrap();
+    let d = create_dir(&dir, &config(Personality::NullBlk, 4096), DataMode::Files).unwrap();
     d.write_at(sector(2), &data(1, 8 * KIB)).unwrap();
     d.write_at(sector(3), &data(2, 4 * KIB)).unwrap();
     d.write_at(0, &data(3, 4 * KIB)).unwrap();
@@ -418,7 +418,7 @@ fn a_crash_brings_open_zones_back_closed_as_a_power_cycle_does() {
 fn zns_keeps_an_unwritten_closed_zone_across_a_clean_close() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("zns");
-    let d = create_dir(&dir, &zonekit_dev::profile("zns-small").unwrap().config()).unwrap();
+    let d = create_dir(&dir, &zonekit_dev::profile("zns-small").unwrap().config(), DataMode::Files).unwrap();
     let zs = d.info().geometry.zone_size;
     d.zone_mgmt(ZoneOp::Open, zs, zs).unwrap();
     d.zone_mgmt(ZoneOp::Close, zs, zs).unwrap();
@@ -500,7 +500,14 @@ fn corrupt_metadata_is_refused_naming_the_file_and_changing_nothing() {
         (META_FILE, "not device metadata", write(META_FILE, String::new())),
         (META_FILE, "unknown field", meta_with(|v| v["colour"] = "blue".into())),
         (META_FILE, "not device metadata", meta_with(|v| v["zone_size"] = "big".into())),
-        (META_FILE, "unsupported metadata format 2", meta_with(|v| v["format"] = 2.into())),
+        (META_FILE, "unsupported metadata format 3", meta_with(|v| v["format"] = 3.into())),
+        (
+            META_FILE,
+            "missing field `data`",
+            meta_with(|v| v.as_object_mut().unwrap().remove("data").map(drop).unwrap()),
+        ),
+        (META_FILE, "format 1 has no `data` field", meta_with(|v| v["format"] = 1.into())),
+        (META_FILE, "unknown variant `tape`", meta_with(|v| v["data"] = "tape".into())),
         (META_FILE, "zone capacity", meta_with(|v| v["zone_capacity"] = 256.into())),
         (
             META_FILE,
@@ -576,9 +583,126 @@ fn a_device_is_open_in_one_process_at_a_time() {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join("dev");
     let config = zonekit_dev::profile("nullb-small").unwrap().config();
-    let first = zonekit_dev::persistent::create_dir(&path, &config).unwrap();
+    let first = zonekit_dev::persistent::create_dir(&path, &config, DataMode::Files).unwrap();
     let second = zonekit_dev::persistent::open_dir(&path, "dev", true).unwrap_err();
     assert_eq!(second.errno(), zonekit_core::Errno::EBUSY, "{second}");
     drop(first);
     zonekit_dev::persistent::open_dir(&path, "dev", true).expect("the lock goes with the device");
+}
+
+#[test]
+fn data_none_keeps_zone_state_in_sparse_files_and_no_data() {
+    for personality in Personality::ALL {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("dev");
+        let with_data = populate(&tmp.path().join("files"), personality);
+        let d = create_dir(&dir, &config(personality, 512), DataMode::None).unwrap();
+        assert!(!d.info().keeps_data, "{personality}");
+        // The same operations as `populate`.
+        d.write_at(8, &data(1, 8 * KIB)).unwrap();
+        d.write_at(sector(1) - 2, &data(2, 4 * KIB)).unwrap();
+        d.write_at(sector(2), &data(3, 16 * KIB)).unwrap();
+        d.write_at(sector(3), &data(4, 8 * KIB)).unwrap();
+        d.zone_mgmt(ZoneOp::Close, sector(3), ZONE / 512).unwrap();
+        d.write_at(sector(4), &data(5, 8 * KIB)).unwrap();
+        d.zone_mgmt(ZoneOp::Finish, sector(4), ZONE / 512).unwrap();
+        d.write_at(sector(5), &data(6, CAP)).unwrap();
+        d.write_at(sector(6), &data(7, 4 * KIB)).unwrap();
+        d.set_zone_cond(6, ZoneCond::ReadOnly).unwrap();
+        d.write_at(sector(7), &data(8, 4 * KIB)).unwrap();
+        d.set_zone_cond(7, ZoneCond::Offline).unwrap();
+        d.zone_mgmt(ZoneOp::Open, sector(8), ZONE / 512).unwrap();
+        d.zone_mgmt(ZoneOp::Open, sector(9), ZONE / 512).unwrap();
+        d.write_at(sector(9), &data(9, 4 * KIB)).unwrap();
+        d.zone_mgmt(ZoneOp::Finish, sector(10), ZONE / 512).unwrap();
+        let before = report(&d);
+        assert_eq!(before, report(&with_data), "{personality}: the same zone state as with data");
+        let crashed = tmp.path().join("crashed");
+        copy_as_killed(&dir, &crashed);
+        drop(d);
+
+        // Zone files are sized at the write pointers and hold nothing; conventional zones have none.
+        for (name, len) in [("seq-000002", 16 * KIB), ("seq-000004", 8 * KIB), ("seq-000005", CAP)] {
+            assert_eq!(file_len(&dir, name), Some(len), "{personality}: {name}");
+            let blocks = std::os::unix::fs::MetadataExt::blocks(&std::fs::metadata(dir.join(name)).unwrap());
+            assert_eq!(blocks, 0, "{personality}: {name} is sparse");
+        }
+        assert_eq!(file_len(&dir, "cnv-000000"), None);
+        let meta: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join(META_FILE)).unwrap()).unwrap();
+        assert_eq!((meta["format"].as_u64(), meta["data"].as_str()), (Some(2), Some("none")));
+
+        for (d, expected) in [
+            (open_dir(&dir, "again", true).unwrap(), before.clone()),
+            (open_dir(&crashed, "crashed", true).unwrap(), before.iter().map(after_crash).collect()),
+        ] {
+            assert_eq!(report(&d), expected, "{personality}");
+            assert!(!d.info().keeps_data);
+            // Zeros below the write pointer, the personality's fill beyond it.
+            let mut buf = vec![1u8; 17 * KIB as usize];
+            d.read_at(sector(2), &mut buf).unwrap();
+            assert!(buf[..16 * KIB as usize].iter().all(|&b| b == 0), "{personality}");
+            assert!(buf[16 * KIB as usize..].iter().all(|&b| b == personality.read_fill()), "{personality}");
+            d.read_at(0, &mut buf).unwrap();
+            assert!(buf.iter().all(|&b| b == 0), "{personality}: conventional zones read zeros");
+            // Writing goes on at the write pointer.
+            let z3 = report(&d)[3];
+            d.write_at(z3.wp, &data(10, 4 * KIB)).unwrap();
+            assert_eq!(file_len(&dir, "seq-000003").max(file_len(&crashed, "seq-000003")), Some(12 * KIB));
+        }
+    }
+}
+
+/// Copy `tests/fixtures/NAME` to `to`.
+fn fixture(name: &str, to: &Path) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    copy_as_killed(&from, to);
+}
+
+#[test]
+fn a_format_1_directory_still_opens() {
+    // Made by zonekit before the data mode existed (metadata format 1, no boot in zones.state):
+    // zone 1 closed with 8 KiB, 2 finished with 4 KiB, 3 full, 4 with 512 bytes and a torn
+    // tail of 100, 5 read-only, and 2 KiB in the conventional zone 0 at 1 KiB.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("old");
+    fixture("format1", &dir);
+    let meta = std::fs::read(dir.join(META_FILE)).unwrap();
+    let files = snapshot(&dir);
+    let conds = |d: &EmulatedDevice| report(d).iter().map(|z| (z.cond, z.wp.wrapping_sub(z.start))).collect::<Vec<_>>();
+    let expected = vec![
+        (ZoneCond::NotWp, 128),
+        (ZoneCond::Closed, 16),
+        (ZoneCond::Full, 128),
+        (ZoneCond::Full, 96),
+        (ZoneCond::Closed, 1),
+        (ZoneCond::ReadOnly, u64::MAX - 5 * 128),
+        (ZoneCond::Empty, 0),
+        (ZoneCond::Empty, 0),
+    ];
+    let d = open_dir(&dir, "old", false).unwrap();
+    assert_eq!(conds(&d), expected);
+    assert!(d.info().keeps_data);
+    drop(d);
+    assert_eq!(snapshot(&dir), files, "a read-only open changes nothing");
+
+    let d = open_dir(&dir, "old", true).unwrap();
+    assert_eq!(conds(&d), expected);
+    let read = |d: &EmulatedDevice, sector: u64, len: usize| {
+        let mut buf = vec![0u8; len];
+        d.read_at(sector, &mut buf).unwrap();
+        buf
+    };
+    assert_eq!(read(&d, 128, 8192), vec![0x11; 8192]);
+    assert_eq!(read(&d, 256, 4096), vec![0x22; 4096]);
+    assert_eq!(read(&d, 384, 49152), vec![0x33; 49152]);
+    assert_eq!(read(&d, 512, 1024), [vec![0x44; 512], vec![0xff; 512]].concat(), "the torn tail is gone");
+    assert_eq!(read(&d, 640, 1024), vec![0x55; 1024]);
+    assert_eq!(read(&d, 0, 4096), [vec![0; 1024], vec![0xc0; 2048], vec![0; 1024]].concat());
+    assert_eq!(file_len(&dir, "seq-000004"), Some(512));
+    // It goes on, and keeps its open zones across a clean close like any device.
+    d.write_at(128 + 16, &data(1, 512)).unwrap();
+    drop(d);
+    let d = open_dir(&dir, "old", true).unwrap();
+    assert_eq!(report(&d)[1].cond, ZoneCond::ImplicitOpen);
+    assert_eq!(std::fs::read(dir.join(META_FILE)).unwrap(), meta, "the metadata is written once");
 }

@@ -20,7 +20,7 @@ use disk::LossyDir;
 use std::collections::BTreeMap;
 use zonekit_core::{BlockIo, DeviceError, Personality, Zone, ZoneCond, ZoneManagement, ZoneOp};
 use zonekit_dev::persistent::{create_in, open_in};
-use zonekit_dev::{DeviceConfig, EmulatedDevice, GeometrySpec};
+use zonekit_dev::{DataMode, DeviceConfig, EmulatedDevice, GeometrySpec};
 
 // ----- the model of what was written -----
 
@@ -146,7 +146,7 @@ impl Case {
         .into_config()
         .unwrap();
         let dir = LossyDir::new();
-        let dev = create_in(Box::new(dir.clone()), "lossy", &config).unwrap();
+        let dev = create_in(Box::new(dir.clone()), "lossy", &config, DataMode::Files).unwrap();
         let model = Model::new(&config.geometry);
         let log = vec![format!(
             "{personality} block {block_size} capacity {zone_capacity} conv {nr_conv_zones} open {max_open} active {max_active}"

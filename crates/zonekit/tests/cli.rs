@@ -350,3 +350,41 @@ fn bench_runs_a_job_file() {
     assert!(lines[0].starts_with("3;zonekit-") && lines[0].contains(";w;0;0;"), "{out}");
     assert!(lines[1].contains(";r;1;0;"), "{out}");
 }
+
+#[test]
+fn data_none_device_keeps_zone_state_without_data() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dev = tmp.path().join("smr");
+    let d = dev.to_str().unwrap();
+    assert_fails(&zonekit(&["dev", "create", d, "--profile", "smr-hm-15tb", "--data", "nothing"]), 2, "'nothing'");
+    assert!(!dev.exists(), "nothing created by a refused command");
+    let o = zonekit(&["dev", "create", d, "--zone-size", "4M", "--zones", "8"]);
+    assert!(stdout(&o).contains("data:          files"), "{}", stdout(&o));
+    let help = stdout(&zonekit(&["dev", "create", "--help"]));
+    assert!(help.contains("--data <MODE>") && help.contains("files") && help.contains("none"), "{help}");
+
+    // A 15 TB drive, written 4 GiB: fast, and stored in (almost) no space.
+    let dev = tmp.path().join("huge");
+    let d = dev.to_str().unwrap();
+    let started = std::time::Instant::now();
+    let o = zonekit(&["dev", "create", d, "--profile", "smr-hm-15tb", "--data", "none"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("data:          none"), "{}", stdout(&o));
+    let o = zonekit(&["zone", "write", d, "-o", "274726912", "-l", "4G"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let elapsed = started.elapsed();
+    let o = zonekit(&["zone", "report", d, "--cond", "full", "--count-only"]);
+    assert_eq!(stdout(&o), "16\n", "4 GiB fill 16 zones of 256 MiB");
+    let o = zonekit(&["zone", "read", d, "-o", "274726912", "-l", "8"]);
+    assert_eq!(o.stdout, vec![0u8; 4096], "reads return zeros");
+    let stored: u64 = std::fs::read_dir(&dev)
+        .unwrap()
+        .map(|e| std::os::unix::fs::MetadataExt::blocks(&e.unwrap().metadata().unwrap()) * 512)
+        .sum();
+    assert!(stored < 1 << 20, "{stored} bytes stored for 4 GiB written");
+    assert!(elapsed < std::time::Duration::from_secs(20), "creating and writing took {elapsed:?}");
+    let o = zonekit(&["dev", "info", d, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["device"]["keeps_data"], false);
+    assert_eq!(v["conditions"]["full"], 16);
+}

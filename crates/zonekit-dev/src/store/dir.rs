@@ -32,6 +32,7 @@
 
 use super::Store;
 use super::state_file::{CleanClose, RareCond, STATE_FILE, ZoneStates};
+use crate::config::DataMode;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -72,6 +73,10 @@ pub trait ZoneDir: Send {
 
     /// Set an existing file's size.
     fn truncate(&mut self, name: &str, len: u64) -> io::Result<()>;
+
+    /// Set a file's size, creating the file (sparse) if it is missing; returns whether it was
+    /// created.
+    fn set_len(&mut self, name: &str, len: u64) -> io::Result<bool>;
 
     /// Remove a file (a missing one is not an error).
     fn remove(&mut self, name: &str) -> io::Result<()>;
@@ -222,6 +227,12 @@ impl ZoneDir for FsZoneDir {
         self.handle(name, false)?.0.set_len(len)
     }
 
+    fn set_len(&mut self, name: &str, len: u64) -> io::Result<bool> {
+        let (f, created) = self.handle(name, true)?;
+        f.set_len(len)?;
+        Ok(created)
+    }
+
     fn remove(&mut self, name: &str) -> io::Result<()> {
         // The cached handle would go on writing to the unlinked file.
         self.files.remove(name);
@@ -290,6 +301,8 @@ pub(crate) fn parse_zone_file_name(geometry: &Geometry, name: &str) -> Result<u3
 pub struct DirStore {
     dir: Box<dyn ZoneDir>,
     geometry: Geometry,
+    /// What the zone files keep.
+    data: DataMode,
     /// Zones whose file exists.
     has_file: Vec<bool>,
     /// Bytes of each zone file that hold the zone's data, what reads return: a read-only open
@@ -334,18 +347,20 @@ impl ZoneFiles {
 }
 
 impl DirStore {
-    /// A store over `dir` whose zone files and `zones.state` (`states`) were checked by the caller;
-    /// `writable` false refuses every change.
+    /// A store over `dir` keeping `data`, whose zone files and `zones.state` (`states`) were
+    /// checked by the caller; `writable` false refuses every change.
     pub(crate) fn new(
         dir: Box<dyn ZoneDir>,
         geometry: Geometry,
+        data: DataMode,
         files: ZoneFiles,
         states: ZoneStates,
         writable: bool,
     ) -> DirStore {
         debug_assert_eq!(files.has_file.len(), geometry.nr_zones as usize);
         let ZoneFiles { has_file, lens } = files;
-        DirStore { dir, geometry, has_file, lens, states, dirty: BTreeSet::new(), dir_dirty: false, writable }
+        let dirty = BTreeSet::new();
+        DirStore { dir, geometry, data, has_file, lens, states, dirty, dir_dirty: false, writable }
     }
 
     /// Start a writable session: record the running boot in `zones.state` and drop its
@@ -431,6 +446,34 @@ impl DirStore {
         Ok(())
     }
 
+    /// A write without data (`--data none`): a sequential zone's file grows to the write's end
+    /// (sparse: nothing is stored), so that its size is still the write pointer; a conventional
+    /// zone has no write pointer, and no file.
+    fn write_size_only(&mut self, zone: u32, end: u64) -> io::Result<()> {
+        if self.geometry.is_conventional(zone) || end <= self.lens[zone as usize] {
+            return Ok(());
+        }
+        let name = self.name(zone);
+        match self.dir.set_len(&name, end) {
+            Ok(created) => {
+                self.has_file[zone as usize] = true;
+                self.lens[zone as usize] = end;
+                self.dir_dirty |= created;
+                self.dirty.insert(zone);
+                Ok(())
+            }
+            Err(e) => {
+                // The file may have been created before the failure; its size did not change.
+                self.dir_dirty = true;
+                if self.dir.file_len(&name).is_ok() {
+                    self.has_file[zone as usize] = true;
+                    self.dirty.insert(zone);
+                }
+                Err(e)
+            }
+        }
+    }
+
     /// Zones listed in `zones.state` as finished, read-only or offline.
     pub fn rare_states(&self) -> &BTreeMap<u32, RareCond> {
         &self.states.rare
@@ -443,6 +486,10 @@ impl Store for DirStore {
     }
 
     fn read(&mut self, zone: u32, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        if self.data == DataMode::None {
+            buf.fill(0);
+            return Ok(());
+        }
         let len = self.lens[zone as usize];
         let want = (len.saturating_sub(offset) as usize).min(buf.len());
         let n = if self.has_file[zone as usize] && want > 0 {
@@ -459,6 +506,9 @@ impl Store for DirStore {
     fn write(&mut self, zone: u32, offset: u64, data: &[u8]) -> io::Result<()> {
         self.refuse_if_read_only()?;
         let name = self.name(zone);
+        if self.data == DataMode::None {
+            return self.write_size_only(zone, offset + data.len() as u64);
+        }
         match self.dir.write_at(&name, offset, data) {
             Ok(created) => {
                 let len = &mut self.lens[zone as usize];
@@ -519,6 +569,10 @@ impl Store for DirStore {
         self.writable
     }
 
+    fn keeps_data(&self) -> bool {
+        self.data == DataMode::Files
+    }
+
     fn close(&mut self, table: &ZoneTable) -> io::Result<()> {
         if !std::mem::replace(&mut self.writable, false) {
             return Ok(());
@@ -565,6 +619,9 @@ mod tests {
         fn truncate(&mut self, name: &str, len: u64) -> io::Result<()> {
             self.0.truncate(name, len)
         }
+        fn set_len(&mut self, name: &str, len: u64) -> io::Result<bool> {
+            self.0.set_len(name, len)
+        }
         fn remove(&mut self, name: &str) -> io::Result<()> {
             self.0.remove(name)
         }
@@ -583,7 +640,9 @@ mod tests {
     fn a_failed_write_leaves_the_file_end_at_the_write_pointer() {
         let tmp = tempfile::tempdir().unwrap();
         let g = geo();
-        let store = |dir: Box<dyn ZoneDir>, files| DirStore::new(dir, g.clone(), files, ZoneStates::default(), true);
+        let store = |dir: Box<dyn ZoneDir>, files| {
+            DirStore::new(dir, g.clone(), DataMode::Files, files, ZoneStates::default(), true)
+        };
         let mut ok = store(Box::new(FsZoneDir::new(tmp.path())), ZoneFiles::none(&g));
         ok.write(3, 0, &[1u8; 1024]).unwrap();
         let files = ZoneFiles { has_file: ok.has_file.clone(), lens: ok.lens.clone() };

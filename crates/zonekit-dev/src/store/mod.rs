@@ -34,6 +34,11 @@ pub trait Store: Send {
     /// Make every acknowledged write durable.
     fn flush(&mut self) -> io::Result<()>;
 
+    /// Whether written data reads back (false: reads below a write pointer return zeros).
+    fn keeps_data(&self) -> bool {
+        true
+    }
+
     /// Whether the store takes changes: false for a persistent device opened read-only, and once
     /// it is closed. The device refuses writes and zone changes (`EBADF`) rather than change the
     /// table alone.
@@ -56,6 +61,10 @@ pub struct NoneStore;
 impl Store for NoneStore {
     fn name(&self) -> &'static str {
         "none"
+    }
+
+    fn keeps_data(&self) -> bool {
+        false
     }
 
     fn read(&mut self, _zone: u32, _offset: u64, buf: &mut [u8]) -> io::Result<()> {

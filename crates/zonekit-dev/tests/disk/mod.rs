@@ -169,6 +169,17 @@ impl ZoneDir for LossyDir {
         Ok(())
     }
 
+    fn set_len(&mut self, name: &str, len: u64) -> io::Result<bool> {
+        let mut d = self.op()?;
+        let created = !d.names.contains_key(name);
+        if created {
+            let i = d.new_inode(Inode::default());
+            d.names.insert(name.to_string(), i);
+        }
+        resize(&mut d.inode(name)?.current, len as usize);
+        Ok(created)
+    }
+
     fn remove(&mut self, name: &str) -> io::Result<()> {
         self.op()?.names.remove(name);
         Ok(())

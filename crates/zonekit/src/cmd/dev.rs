@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use zonekit_core::{BlockIo, DeviceKind, Personality, ZoneCond, ZonedDevice};
-use zonekit_dev::{GeometrySpec, profile};
+use zonekit_dev::{DataMode, GeometrySpec, profile};
 
 /// Arguments of `zonekit dev create`.
 #[derive(Debug, clap::Args)]
@@ -43,6 +43,29 @@ pub struct CreateArgs {
     /// Transport rules and errnos: nullblk (Linux null_blk), zbc (SCSI SMR disk) or zns (NVMe).
     #[arg(long, value_name = "NAME", default_value = "nullblk")]
     pub personality: Personality,
+    /// What the device keeps of the data written to it.
+    #[arg(long, value_name = "MODE", value_enum, default_value = "files")]
+    pub data: DataArg,
+}
+
+/// The values of `--data`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DataArg {
+    /// The data, one file per written zone: reads return what was written.
+    Files,
+    /// No data, only each zone's write pointer and condition: reads return zeros below the write
+    /// pointer, as the @PROFILE devices do, so a huge drive can be written terabytes without
+    /// storing them.
+    None,
+}
+
+impl From<DataArg> for DataMode {
+    fn from(d: DataArg) -> DataMode {
+        match d {
+            DataArg::Files => DataMode::Files,
+            DataArg::None => DataMode::None,
+        }
+    }
 }
 
 fn block_size_arg(s: &str) -> Result<u32, String> {
@@ -84,7 +107,8 @@ pub fn create(args: &CreateArgs, w: &mut impl Write) -> CliResult {
             spec.into_config().map_err(|e| CliError::Usage(format!("{}: {e}", args.path.display())))?
         }
     };
-    let dev = zonekit_dev::persistent::create_dir(&args.path, &config).map_err(|e| CliError::open(e.into()))?;
+    let dev = zonekit_dev::persistent::create_dir(&args.path, &config, args.data.into())
+        .map_err(|e| CliError::open(e.into()))?;
     dev.close().map_err(|e| CliError::device(format!("{}: close", args.path.display()), &e))?;
     print_info(&dev, w)
 }
@@ -133,6 +157,14 @@ fn print_info(dev: &dyn ZonedDevice, w: &mut impl Write) -> CliResult {
     output((|| {
         writeln!(w, "device:        {}", i.spec)?;
         writeln!(w, "kind:          {kind}")?;
+        if matches!(&i.kind, DeviceKind::Emulated { store, .. } if store == "dir") {
+            let data = if i.keeps_data {
+                "files (the data, one file per zone)"
+            } else {
+                "none (zone state only: reads return zeros)"
+            };
+            writeln!(w, "data:          {data}")?;
+        }
         writeln!(w, "personality:   {} ({})", i.personality, i.personality.description())?;
         writeln!(w, "model:         {}{}", i.model, if i.rotational { ", rotational" } else { "" })?;
         writeln!(w, "vendor:        {}", i.vendor)?;
