@@ -101,6 +101,18 @@ pub fn open_dir(path: &Path, spec: &str, writable: bool) -> Result<EmulatedDevic
     open_in(Box::new(dir), spec, writable)
 }
 
+/// What happened since `zones.state` was last written, as its `boot` tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Since {
+    /// Written in the running boot: the device was closed cleanly, or its process killed; the
+    /// page cache kept every acknowledged write.
+    SameBoot,
+    /// Written in an earlier boot: the machine restarted, maybe losing power with the device open.
+    Restart,
+    /// No boot recorded (written by a zonekit before it recorded one): trust the files, as it did.
+    Unknown,
+}
+
 /// A stored configuration, checked as a new device is (emulated devices need a power-of-two zone
 /// size, as the kernel does).
 fn check_config(meta: &Meta) -> Result<DeviceConfig, String> {
@@ -159,21 +171,42 @@ pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str, writable: bool) -> Result<
         None => ZoneStates::default(),
     };
     let boot = dir.boot_id().map_err(|e| DeviceError::io(format!("{spec}: reading the boot id"), e))?;
+    let since = match states.boot_id.as_deref() {
+        None => Since::Unknown,
+        Some(b) if b == boot => Since::SameBoot,
+        Some(_) => Since::Restart,
+    };
     // A clean close is trusted in the boot that wrote it only: a restart of the machine is a power
     // cycle of the device.
-    let clean = states.clean.as_ref().filter(|_| states.boot_id.as_deref() == Some(boot.as_str()));
+    let clean = states.clean.as_ref().filter(|_| since == Since::SameBoot);
+
+    // How much of each zone file is the zone's data: whole blocks (a write cut short by a crash was
+    // never acknowledged), and after a restart no more than a flush made durable (beyond, the file
+    // may hold any part of the unflushed writes, and zeros where they did not survive).
+    let mut files = ZoneFiles::none(g);
+    for (idx, size) in sizes.iter().enumerate() {
+        let Some(len) = *size else { continue };
+        let i = idx as u32;
+        let whole = len - len % lbs;
+        files.has_file[idx] = true;
+        files.lens[idx] = match states.synced.get(&i) {
+            _ if since != Since::Restart || g.is_conventional(i) || states.rare.contains_key(&i) => whole,
+            Some(&synced) if whole >= synced => synced,
+            // Shorter than its synced length: a new file since a reset, none of it flushed.
+            _ => 0,
+        };
+    }
 
     let mut table = ZoneTable::new(g.clone(), config.limits, config.personality);
     let state_file = STATE_FILE.to_string();
     for idx in g.nr_conv_zones..g.nr_zones {
-        let size = sizes[idx as usize];
         let rare = states.rare.get(&idx).copied();
         let listed = clean.and_then(|c| c.active.get(&idx)).copied();
-        if size.is_none() && rare.is_none() && listed.is_none() {
+        if !files.has_file[idx as usize] && rare.is_none() && listed.is_none() {
             continue;
         }
         let start = g.zone_start(idx);
-        let written = size.unwrap_or(0) / lbs * g.lbs_sectors();
+        let written = files.lens[idx as usize] / SECTOR_SIZE;
         let name = zone_file_name(g, idx);
         let (cond, wp, blame) = match (rare, clean) {
             (Some(RareCond::Full), _) => (ZoneCond::Full, start + g.zone_len(idx), &name),
@@ -203,21 +236,28 @@ pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str, writable: bool) -> Result<
         table.resume_eviction(&c.eviction).map_err(|e| corrupt(STATE_FILE, &e))?;
     }
 
-    let mut files = ZoneFiles::none(g);
-    for (idx, size) in sizes.iter().enumerate() {
-        if let Some(len) = size {
-            files.has_file[idx] = true;
-            files.lens[idx] = len - len % lbs;
-        }
-    }
+    let mut states = states;
     if writable {
-        // A write cut short by a crash was never acknowledged: drop its partial last block.
+        // Cut each file to its data (a torn tail; after a restart, what no flush made durable),
+        // durably: a second power loss must not bring the rest back.
         for (idx, size) in sizes.iter().enumerate() {
-            if let Some(len) = size.filter(|len| !len.is_multiple_of(lbs)) {
+            if size.is_some_and(|len| len != files.lens[idx]) {
                 let name = zone_file_name(g, idx as u32);
-                let whole = len - len % lbs;
-                dir.truncate(&name, whole).and_then(|()| dir.sync_file(&name)).map_err(|e| io_err(&name, e))?;
+                let keep = files.lens[idx];
+                dir.truncate(&name, keep).and_then(|()| dir.sync_file(&name)).map_err(|e| io_err(&name, e))?;
             }
+        }
+        if since == Since::Unknown {
+            // Written by a zonekit that recorded neither boots nor synced lengths: make every file
+            // durable now, so that from here on a restart can be told and cut back safely.
+            for idx in (0..g.nr_zones).filter(|&i| files.has_file[i as usize]) {
+                let name = zone_file_name(g, idx);
+                dir.sync_file(&name).map_err(|e| io_err(&name, e))?;
+                if !g.is_conventional(idx) && !states.rare.contains_key(&idx) {
+                    states.synced.insert(idx, files.lens[idx as usize]);
+                }
+            }
+            dir.sync_dir().map_err(|e| DeviceError::io(root.display().to_string(), e))?;
         }
     }
     let data = meta.data_mode().map_err(|e| corrupt(META_FILE, &e))?;
@@ -225,6 +265,7 @@ pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str, writable: bool) -> Result<
     if writable {
         // From here on, a crash must not find the clean-close section.
         store.begin_session().map_err(|e| io_err(STATE_FILE, e))?;
+        store.assume_unsynced();
     }
     let kind = DeviceKind::Emulated { store: "dir".into(), profile: config.profile.clone() };
     Ok(EmulatedDevice::from_table(device_info(spec, kind, &config), table, Box::new(store)))

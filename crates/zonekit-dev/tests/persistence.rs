@@ -161,11 +161,13 @@ fn reopen_keeps_conditions_write_pointers_and_data() {
         assert_eq!(file_len(&dir, "seq-000005"), Some(CAP));
         assert_eq!(file_len(&dir, "seq-000008"), None, "zone files are created on first write");
         assert_eq!(file_len(&dir, "seq-000010"), None);
-        // The clean close lists the open and closed zones and the eviction state.
+        // The flush recorded the synced lengths; the clean close lists the open and closed zones
+        // and the eviction state.
+        let synced = "synced 2 16384\nsynced 3 8192\nsynced 5 49152\nsynced 9 4096\n";
         assert_eq!(
             std::fs::read_to_string(dir.join(STATE_FILE)).unwrap(),
             format!(
-                "boot {}\nfull 4\nread_only 6\noffline 7\nfull 10\nimp_open 2\nclosed 3\nexp_open 8\nexp_open 9\ncursor 2\nclean\n",
+                "boot {}\nfull 4\nread_only 6\noffline 7\nfull 10\n{synced}imp_open 2\nclosed 3\nexp_open 8\nexp_open 9\ncursor 2\nclean\n",
                 boot_id()
             ),
             "{personality}"
@@ -181,7 +183,7 @@ fn reopen_keeps_conditions_write_pointers_and_data() {
         // The writable open dropped the clean-close section: a crash now is recognised as one.
         assert_eq!(
             std::fs::read_to_string(dir.join(STATE_FILE)).unwrap(),
-            format!("boot {}\nfull 4\nread_only 6\noffline 7\nfull 10\n", boot_id())
+            format!("boot {}\nfull 4\nread_only 6\noffline 7\nfull 10\n{synced}", boot_id())
         );
         assert_eq!(contents(d.as_ref()), data_before, "{personality}");
         assert!(data_before[7].is_none(), "offline zones cannot be read");
@@ -214,7 +216,10 @@ fn reopen_keeps_conditions_write_pointers_and_data() {
             assert_eq!(file_len(&dir, name), None, "{personality}: a reset removes {name}");
         }
         let state = std::fs::read_to_string(dir.join(STATE_FILE)).unwrap();
-        assert!(state.contains("\noffline 7\nimp_open 2\n"), "{personality}: {state}");
+        // Zone 6 is no longer listed (its synced length stays until a flush or the next session
+        // finds its file gone); zone 2 is open again.
+        assert!(state.contains("\noffline 7\nsynced 5 49152\nsynced 6 4096\nsynced 9 4096\nimp_open 2\n"), "{state}");
+        assert!(!state.contains("full") && !state.contains("read_only"), "{personality}: {state}");
 
         let d = open_dir(&dir, "again", true).unwrap();
         let z = report(&d);
@@ -699,10 +704,64 @@ fn a_format_1_directory_still_opens() {
     assert_eq!(read(&d, 640, 1024), vec![0x55; 1024]);
     assert_eq!(read(&d, 0, 4096), [vec![0; 1024], vec![0xc0; 2048], vec![0; 1024]].concat());
     assert_eq!(file_len(&dir, "seq-000004"), Some(512));
+    // The first writable open synced every file and recorded the lengths: from here on a restart
+    // of the machine can be told from a killed process.
+    let state = std::fs::read_to_string(dir.join(STATE_FILE)).unwrap();
+    assert!(state.contains("full 2\nread_only 5\nsynced 1 8192\nsynced 3 49152\nsynced 4 512\n"), "{state}");
     // It goes on, and keeps its open zones across a clean close like any device.
     d.write_at(128 + 16, &data(1, 512)).unwrap();
     drop(d);
     let d = open_dir(&dir, "old", true).unwrap();
     assert_eq!(report(&d)[1].cond, ZoneCond::ImplicitOpen);
     assert_eq!(std::fs::read(dir.join(META_FILE)).unwrap(), meta, "the metadata is written once");
+}
+
+#[test]
+fn after_a_restart_zone_files_are_cut_back_to_what_was_flushed() {
+    for data_mode in [DataMode::Files, DataMode::None] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("dev");
+        let d = create_dir(&dir, &config(Personality::Zns, 512), data_mode).unwrap();
+        d.write_at(sector(2), &data(1, 8 * KIB)).unwrap();
+        d.write_at(sector(3), &data(2, 4 * KIB)).unwrap();
+        d.write_at(0, &data(3, 4 * KIB)).unwrap();
+        d.flush().unwrap();
+        // Not flushed: more in zone 2, a new zone 4, a reset and rewrite of zone 3.
+        d.write_at(sector(2) + 16, &data(4, 4 * KIB)).unwrap();
+        d.write_at(sector(4), &data(5, 4 * KIB)).unwrap();
+        d.zone_mgmt(ZoneOp::Reset, sector(3), ZONE / 512).unwrap();
+        d.write_at(sector(3), &data(6, 2 * KIB)).unwrap();
+        // A kill keeps everything; so would a clean close.
+        let killed = tmp.path().join("killed");
+        copy_as_killed(&dir, &killed);
+        drop(d);
+        let d = open_dir(&killed, "killed", true).unwrap();
+        let wps = |d: &EmulatedDevice| report(d)[2..5].iter().map(|z| (z.cond, z.wp - z.start)).collect::<Vec<_>>();
+        assert_eq!(wps(&d), [(ZoneCond::Closed, 24), (ZoneCond::Closed, 4), (ZoneCond::Closed, 8)]);
+        drop(d);
+
+        // The same directory after a restart of the machine (another boot in zones.state): each
+        // file goes back to what the last flush made durable, which here is all that a power
+        // loss could be trusted to keep.
+        let state = std::fs::read_to_string(dir.join(STATE_FILE)).unwrap();
+        assert!(state.contains("synced 2 8192\n"), "{state}");
+        std::fs::write(dir.join(STATE_FILE), state.replace(&boot_id(), "another-boot")).unwrap();
+        let files = snapshot(&dir);
+        let d = open_dir(&dir, "rebooted", false).unwrap();
+        assert_eq!(wps(&d), [(ZoneCond::Closed, 16), (ZoneCond::Empty, 0), (ZoneCond::Empty, 0)]);
+        drop(d);
+        assert_eq!(snapshot(&dir), files, "a read-only open cuts nothing");
+        let d = open_dir(&dir, "rebooted", true).unwrap();
+        assert_eq!(wps(&d), [(ZoneCond::Closed, 16), (ZoneCond::Empty, 0), (ZoneCond::Empty, 0)]);
+        assert_eq!((file_len(&dir, "seq-000002"), file_len(&dir, "seq-000003")), (Some(8 * KIB), Some(0)));
+        if data_mode == DataMode::Files {
+            let mut buf = vec![0u8; 8 * KIB as usize];
+            d.read_at(sector(2), &mut buf).unwrap();
+            assert_eq!(buf, data(1, 8 * KIB));
+            d.read_at(0, &mut buf[..4096]).unwrap();
+            assert_eq!(buf[..4096], data(3, 4 * KIB)[..], "conventional zones keep what survived");
+        }
+        let state = std::fs::read_to_string(dir.join(STATE_FILE)).unwrap();
+        assert!(state.starts_with(&format!("boot {}\nsynced 2 8192\n", boot_id())), "{state}");
+    }
 }

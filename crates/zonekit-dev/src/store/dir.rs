@@ -12,10 +12,14 @@
 //! file with synced blocks and dirty pages writes the pages out first (milliseconds), an unlink
 //! does not. The directory layout is the same either way (no file: an empty zone).
 //!
-//! Durability rules (what makes a crash leave a consistent device, see `docs/devices.md`):
+//! Durability rules (what makes a crash leave a consistent device, see `docs/persistence.md`):
 //! - writes and resets of unlisted zones become durable at [`Store::flush`], which fsyncs every
 //!   zone file written since the last flush, then the directory if a zone file was created or
-//!   removed;
+//!   removed, then records in `zones.state` the synced length of each sequential zone file it
+//!   synced: after a power loss (a different boot), a file may hold any part of its unsynced
+//!   writes and any size between its synced and its last one, so it is cut back to that length;
+//! - a synced length whose file a reset removed is dropped from `zones.state` before the zone's
+//!   next file is created;
 //! - before a zone is added to `zones.state`, its file (and the directory, if it changed) is
 //!   synced, so the state never names data that a power loss could take away;
 //! - a zone leaves `zones.state` before its data is discarded (state first, then remove, then
@@ -364,10 +368,35 @@ impl DirStore {
     }
 
     /// Start a writable session: record the running boot in `zones.state` and drop its
-    /// clean-close section, so that a crash from now on is recognised as one.
+    /// clean-close section, so that a crash from now on is recognised as one (and a restart of the
+    /// machine as a power loss), and the synced lengths that no longer describe a zone's file.
     pub(crate) fn begin_session(&mut self) -> io::Result<()> {
-        let next = ZoneStates { boot_id: Some(self.dir.boot_id()?), clean: None, ..self.states.clone() };
+        let mut next = ZoneStates { boot_id: Some(self.dir.boot_id()?), clean: None, ..self.states.clone() };
+        self.drop_stale_records(&mut next);
         self.write_states(next)
+    }
+
+    /// Count as unsynced every zone file that may hold data no flush made durable (a previous
+    /// session ended by a clean close or a kill, which sync nothing): conventional zone files, and
+    /// sequential ones longer than their synced length. The next flush syncs them (and the
+    /// directory) before it records their lengths.
+    pub(crate) fn assume_unsynced(&mut self) {
+        for zone in 0..self.geometry.nr_zones {
+            let z = zone as usize;
+            let synced = self.states.synced.get(&zone).copied().unwrap_or(0);
+            let unlisted = !self.states.rare.contains_key(&zone);
+            if self.has_file[z] && unlisted && (self.geometry.is_conventional(zone) || self.lens[z] > synced) {
+                self.dirty.insert(zone);
+            }
+        }
+        self.dir_dirty = true;
+    }
+
+    /// Forget the synced lengths of zones whose file was removed (a reset) or is shorter: they
+    /// describe a file that is gone, and must be gone from `zones.state` before the zone's new
+    /// file could be mistaken for it after a power loss.
+    fn drop_stale_records(&self, next: &mut ZoneStates) {
+        next.synced.retain(|&z, len| self.has_file[z as usize] && self.lens[z as usize] >= *len && *len > 0);
     }
 
     fn name(&self, zone: u32) -> String {
@@ -405,13 +434,32 @@ impl DirStore {
         Ok(())
     }
 
-    /// Record zone `zone`'s rare condition (`None`: it has none) in `zones.state`.
+    /// Record zone `zone`'s rare condition (`None`: it has none) in `zones.state`. A listed zone
+    /// needs no synced length: its data was synced before it was listed.
     fn set_state(&mut self, zone: u32, cond: Option<RareCond>) -> io::Result<()> {
         let mut next = self.states.clone();
         match cond {
-            Some(c) => next.rare.insert(zone, c),
-            None => next.rare.remove(&zone),
+            Some(c) => {
+                next.rare.insert(zone, c);
+                next.synced.remove(&zone);
+            }
+            None => {
+                next.rare.remove(&zone);
+            }
         };
+        self.write_states(next)
+    }
+
+    /// Before a zone's file is created: if `zones.state` still holds a synced length for the
+    /// zone's previous file (removed by a reset), drop it durably first. Otherwise a power loss
+    /// could leave the new file, holding any part of its unflushed writes, with the old length
+    /// claiming them.
+    fn before_creating(&mut self, zone: u32) -> io::Result<()> {
+        if self.has_file[zone as usize] || !self.states.synced.contains_key(&zone) {
+            return Ok(());
+        }
+        let mut next = self.states.clone();
+        self.drop_stale_records(&mut next);
         self.write_states(next)
     }
 
@@ -420,8 +468,14 @@ impl DirStore {
         let listed = self.states.rare.get(&zone).copied();
         if listed.is_some() {
             // State first: a crash before the removal leaves the old data, unlisted, with a
-            // write pointer that matches it.
-            self.set_state(zone, None)?;
+            // write pointer that matches it. The data was synced before the zone was listed: its
+            // synced length keeps a power loss after such a crash from cutting it.
+            let mut next = self.states.clone();
+            next.rare.remove(&zone);
+            if self.has_file[zone as usize] && self.lens[zone as usize] > 0 {
+                next.synced.insert(zone, self.lens[zone as usize]);
+            }
+            self.write_states(next)?;
         }
         if !self.has_file[zone as usize] {
             return Ok(());
@@ -453,6 +507,7 @@ impl DirStore {
         if self.geometry.is_conventional(zone) || end <= self.lens[zone as usize] {
             return Ok(());
         }
+        self.before_creating(zone)?;
         let name = self.name(zone);
         match self.dir.set_len(&name, end) {
             Ok(created) => {
@@ -509,6 +564,7 @@ impl Store for DirStore {
         if self.data == DataMode::None {
             return self.write_size_only(zone, offset + data.len() as u64);
         }
+        self.before_creating(zone)?;
         match self.dir.write_at(&name, offset, data) {
             Ok(created) => {
                 let len = &mut self.lens[zone as usize];
@@ -557,12 +613,24 @@ impl Store for DirStore {
     }
 
     fn flush(&mut self) -> io::Result<()> {
+        let mut synced = Vec::new();
         while let Some(&zone) = self.dirty.first() {
             let name = self.name(zone);
             self.dir.sync_file(&name)?;
             self.dirty.remove(&zone);
+            synced.push(zone);
         }
-        self.sync_dir()
+        self.sync_dir()?;
+        // Only now that the data is durable may `zones.state` say so: after a power loss, the
+        // zone files are cut back to these lengths.
+        let mut next = self.states.clone();
+        for zone in synced {
+            if !self.geometry.is_conventional(zone) && !next.rare.contains_key(&zone) {
+                next.synced.insert(zone, self.lens[zone as usize]);
+            }
+        }
+        self.drop_stale_records(&mut next);
+        self.write_states(next)
     }
 
     fn writable(&self) -> bool {

@@ -5,6 +5,7 @@
 //! full 4                                      a finished zone (full, the file possibly shorter)
 //! read_only 6                                 fault injection
 //! offline 7
+//! synced 3 16384                              bytes of zone 3's file made durable by a flush
 //! imp_open 9                                  } the clean-close section: every open or closed
 //! imp_open 2                                  } zone (implicitly open ones oldest first), the
 //! exp_open 8                                  } eviction state, then the marker; written when
@@ -14,9 +15,12 @@
 //! clean                                       }
 //! ```
 //!
-//! Rare conditions (`full`, `read_only`, `offline`) are in zone order. The clean-close section is
-//! trusted only if its `boot` is the running one: a device that stays powered keeps its open
-//! zones, one that lost power does not. The file is always replaced atomically.
+//! Rare conditions (`full`, `read_only`, `offline`) and synced lengths are in zone order. The
+//! clean-close section is trusted only if its `boot` is the running one: a device that stays
+//! powered keeps its open zones, one that lost power does not. A `boot` other than the running
+//! one also says the machine restarted while the device was open or since: its zone files may
+//! hold any part of what was not flushed, and are cut back to their synced lengths. The file is
+//! always replaced atomically.
 
 use std::collections::BTreeMap;
 use zonekit_core::{EvictionState, Geometry, ZoneCond};
@@ -73,6 +77,9 @@ pub struct ZoneStates {
     pub boot_id: Option<String>,
     /// Finished, read-only and offline zones.
     pub rare: BTreeMap<u32, RareCond>,
+    /// For sequential zones outside `rare`: how many bytes at the start of the zone's file a flush
+    /// made durable (a lower bound; a reset makes it stale until the zone is written again).
+    pub synced: BTreeMap<u32, u64>,
     /// Present after a clean close, until the next writable open.
     pub clean: Option<CleanClose>,
 }
@@ -86,6 +93,9 @@ impl ZoneStates {
         }
         for (z, c) in &self.rare {
             s += &format!("{} {z}\n", c.name());
+        }
+        for (z, len) in &self.synced {
+            s += &format!("synced {z} {len}\n");
         }
         if let Some(clean) = &self.clean {
             for z in &clean.eviction.imp_open_order {
@@ -105,7 +115,8 @@ impl ZoneStates {
         s
     }
 
-    /// Parse the file: every line one of the forms above, each zone a sequential zone named once,
+    /// Parse the file: every line one of the forms above, each zone a sequential zone named once
+    /// (`synced` excepted, which may name an open or closed zone too),
     /// `boot`, `cursor`, `stale_closed` and `clean` at most once, and the open and closed zones,
     /// `cursor` and `stale_closed` only with `clean`.
     pub fn parse(geometry: &Geometry, data: &[u8]) -> Result<ZoneStates, String> {
@@ -118,10 +129,15 @@ impl ZoneStates {
         for (n, line) in text.lines().enumerate() {
             let at = |why: String| format!("line {}: {why}", n + 1);
             let mut words = line.split(' ');
-            let (word, arg) = match (words.next(), words.next(), words.next()) {
-                (Some("clean"), None, None) => ("clean", ""),
-                (Some(w), Some(a), None) if w != "clean" && !a.is_empty() => (w, a),
-                _ => return Err(at(format!("'{line}' is not `CONDITION ZONE`, `boot ID`, `cursor ZONE` or `clean`"))),
+            let (word, arg, bytes) = match (words.next(), words.next(), words.next(), words.next()) {
+                (Some("clean"), None, None, None) => ("clean", "", None),
+                (Some("synced"), Some(a), Some(b), None) => ("synced", a, Some(b)),
+                (Some(w), Some(a), None, None) if !matches!(w, "clean" | "synced") && !a.is_empty() => (w, a, None),
+                _ => {
+                    return Err(at(format!(
+                        "'{line}' is not `CONDITION ZONE`, `synced ZONE BYTES`, `boot ID`, `cursor ZONE` or `clean`"
+                    )));
+                }
             };
             let once = |seen: bool, what: &str| if seen { Err(at(format!("`{what}` is given twice"))) } else { Ok(()) };
             let number = || {
@@ -147,6 +163,22 @@ impl ZoneStates {
                 _ => None,
             });
             match (word, cond) {
+                ("synced", _) => {
+                    let idx = zone()?;
+                    let bytes = bytes.unwrap_or_default();
+                    let room = geometry.zone_cap(idx) * 512;
+                    let len = bytes
+                        .parse::<u64>()
+                        .ok()
+                        .filter(|&n| bytes.bytes().all(|b| b.is_ascii_digit()) && n <= room)
+                        .filter(|n| n.is_multiple_of(u64::from(geometry.logical_block_size)))
+                        .ok_or_else(|| {
+                            at(format!("'{bytes}' is not a length of whole blocks within the zone capacity"))
+                        })?;
+                    if states.synced.insert(idx, len).is_some() || states.rare.contains_key(&idx) {
+                        return Err(at(format!("zone {idx} is listed twice")));
+                    }
+                }
                 ("boot", _) => {
                     once(states.boot_id.is_some(), "boot")?;
                     states.boot_id = Some(arg.to_string());
@@ -171,6 +203,9 @@ impl ZoneStates {
                         return Err(at(format!("zone {idx} is listed twice")));
                     }
                     match RareCond::from_name(word) {
+                        Some(_) if states.synced.contains_key(&idx) => {
+                            return Err(at(format!("zone {idx} is listed twice")));
+                        }
                         Some(r) => {
                             states.rare.insert(idx, r);
                         }
@@ -218,10 +253,11 @@ mod tests {
         let mut states = ZoneStates {
             boot_id: Some("b0".into()),
             rare: BTreeMap::from([(2, RareCond::Full), (5, RareCond::ReadOnly), (7, RareCond::Offline)]),
+            synced: BTreeMap::from([(3, 4096)]),
             clean: None,
         };
         let text = states.format();
-        assert_eq!(text, "boot b0\nfull 2\nread_only 5\noffline 7\n");
+        assert_eq!(text, "boot b0\nfull 2\nread_only 5\noffline 7\nsynced 3 4096\n");
         assert_eq!(ZoneStates::parse(&g, text.as_bytes()), Ok(states.clone()));
         states.clean = Some(CleanClose {
             active: BTreeMap::from([(3, ZoneCond::ImplicitOpen), (4, ZoneCond::Closed), (6, ZoneCond::ImplicitOpen)]),
@@ -230,7 +266,7 @@ mod tests {
         let text = states.format();
         assert_eq!(
             text,
-            "boot b0\nfull 2\nread_only 5\noffline 7\nimp_open 6\nimp_open 3\nclosed 4\ncursor 4\nstale_closed 1\nclean\n"
+            "boot b0\nfull 2\nread_only 5\noffline 7\nsynced 3 4096\nimp_open 6\nimp_open 3\nclosed 4\ncursor 4\nstale_closed 1\nclean\n"
         );
         assert_eq!(ZoneStates::parse(&g, text.as_bytes()), Ok(states));
         assert_eq!(ZoneStates::parse(&g, b""), Ok(ZoneStates::default()));
@@ -252,6 +288,12 @@ mod tests {
             ("boot \n", "line 1: 'boot ' is not"),
             ("clean 3\n", "line 1: 'clean 3' is not"),
             ("cursor 2\nstale_closed x\nclean\n", "'x' is not a count"),
+            ("synced 3\n", "is not `CONDITION ZONE`"),
+            ("synced 3 100\n", "'100' is not a length of whole blocks"),
+            ("synced 3 33280\n", "'33280' is not a length of whole blocks within the zone capacity"),
+            ("synced 1 512\n", "zone 1 is conventional"),
+            ("full 3\nsynced 3 512\n", "line 2: zone 3 is listed twice"),
+            ("synced 3 512\nfull 3\n", "line 2: zone 3 is listed twice"),
         ] {
             let e = ZoneStates::parse(&g, bad.as_bytes()).unwrap_err();
             assert!(e.contains(why), "{bad:?}: {e}");
