@@ -1,8 +1,11 @@
-//! An in-memory directory for the crash tests, as a power loss sees it: names point to inodes;
-//! a crash keeps the durable names (made so by a directory sync or an atomic replace) and each
-//! inode's durable content (made so by a file sync); the power can go in the middle of an
-//! operation, after which every file operation fails until the crash. Each crash restarts the
-//! machine: the boot id changes.
+//! An in-memory directory for the crash tests, as a power loss sees it, as harsh as a file system
+//! may be: names point to inodes; a crash keeps the durable names (made so by a directory sync or
+//! an atomic replace) and, for each inode, its durable content (made so by a file sync) with any
+//! subset of the writes and size changes made since, and a size anywhere between the synced and
+//! the current one (zeros where no write survived). The power can go in the middle of an
+//! operation, after which every file operation fails until the crash; each crash restarts the
+//! machine (the boot id changes). A killed process is the same cut without the crash: nothing is
+//! lost, the boot stays.
 
 // Each test binary that includes this module uses part of it.
 #![allow(dead_code)]
@@ -13,15 +16,61 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use zonekit_dev::store::ZoneDir;
 
+/// A change to a file not yet made durable.
+#[derive(Debug, Clone)]
+enum Unsynced {
+    Write { offset: usize, data: Vec<u8> },
+    SetLen(usize),
+}
+
 #[derive(Debug, Default, Clone)]
 struct Inode {
     current: Vec<u8>,
     durable: Vec<u8>,
+    /// Changes since the last file sync, in order.
+    unsynced: Vec<Unsynced>,
 }
 
-/// A directory as a power loss sees it: names point to inodes; the durable names (made so by a
-/// directory sync or an atomic replace) and each inode's durable content (made so by a file sync)
-/// are what a crash leaves.
+impl Inode {
+    fn synced(data: Vec<u8>) -> Inode {
+        Inode { current: data.clone(), durable: data, unsynced: Vec::new() }
+    }
+
+    /// What a power loss leaves of the file: its durable content, any subset of the unsynced
+    /// changes applied in order, then a size anywhere between the synced and the current one.
+    fn survivor(&self, rng: &mut u64) -> Vec<u8> {
+        let mut data = self.durable.clone();
+        for change in &self.unsynced {
+            if next(rng).is_multiple_of(2) {
+                continue;
+            }
+            match change {
+                Unsynced::Write { offset, data: d } => {
+                    if data.len() < offset + d.len() {
+                        resize(&mut data, offset + d.len());
+                    }
+                    data[*offset..offset + d.len()].copy_from_slice(d);
+                }
+                Unsynced::SetLen(len) => resize(&mut data, *len),
+            }
+        }
+        let (a, b) = (self.durable.len(), self.current.len());
+        let (lo, hi) = (a.min(b), a.max(b));
+        let len = lo + (next(rng) % (hi - lo + 1) as u64) as usize;
+        resize(&mut data, len);
+        data
+    }
+}
+
+/// xorshift64: the disk's own choices at a crash.
+fn next(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// A directory as a power loss sees it (see the module documentation).
 #[derive(Debug, Default)]
 pub struct Disk {
     inodes: Vec<Inode>,
@@ -35,10 +84,11 @@ pub struct Disk {
 }
 
 impl Disk {
-    /// Power loss: back to the durable state. With `commit_names`, the directory's entries were
-    /// committed just before (as a file system's periodic journal commit may do), not the files'
-    /// contents.
-    pub fn crash(&mut self, commit_names: bool) {
+    /// Power loss and restart: back to the durable state, with what else survived chosen from
+    /// `seed`. With `commit_names`, the directory's entries were committed just before (as a
+    /// file system's periodic journal commit may do), not the files' contents.
+    pub fn crash(&mut self, commit_names: bool, seed: u64) {
+        let mut rng = seed | 1;
         self.power_left = None;
         self.boots += 1;
         if commit_names {
@@ -47,11 +97,17 @@ impl Disk {
         // Only the inodes that a durable name points to survive.
         let inodes = std::mem::take(&mut self.inodes);
         for i in self.durable_names.values_mut() {
-            let durable = inodes[*i].durable.clone();
-            self.inodes.push(Inode { current: durable.clone(), durable });
+            let survivor = inodes[*i].survivor(&mut rng);
+            self.inodes.push(Inode::synced(survivor));
             *i = self.inodes.len() - 1;
         }
         self.names = self.durable_names.clone();
+    }
+
+    /// A killed process: the operation in progress stops, nothing written is lost (the page
+    /// cache stays), the machine does not restart.
+    pub fn revive(&mut self) {
+        self.power_left = None;
     }
 
     /// The current content of file `name`, if it exists.
@@ -69,6 +125,16 @@ impl Disk {
     fn new_inode(&mut self, inode: Inode) -> usize {
         self.inodes.push(inode);
         self.inodes.len() - 1
+    }
+
+    /// The inode of `name`, created empty (and not durable) if missing; whether it was created.
+    fn create(&mut self, name: &str) -> bool {
+        let created = !self.names.contains_key(name);
+        if created {
+            let i = self.new_inode(Inode::default());
+            self.names.insert(name.to_string(), i);
+        }
+        created
     }
 }
 
@@ -129,7 +195,7 @@ impl ZoneDir for LossyDir {
 
     fn replace(&mut self, name: &str, data: &[u8]) -> io::Result<()> {
         let mut d = self.op()?;
-        let i = d.new_inode(Inode { current: data.to_vec(), durable: data.to_vec() });
+        let i = d.new_inode(Inode::synced(data.to_vec()));
         d.names.insert(name.to_string(), i);
         d.durable_names.insert(name.to_string(), i);
         Ok(())
@@ -150,33 +216,31 @@ impl ZoneDir for LossyDir {
 
     fn write_at(&mut self, name: &str, offset: u64, data: &[u8]) -> io::Result<bool> {
         let mut d = self.op()?;
-        let created = !d.names.contains_key(name);
-        if created {
-            let i = d.new_inode(Inode::default());
-            d.names.insert(name.to_string(), i);
+        let created = d.create(name);
+        let f = d.inode(name)?;
+        let (offset, end) = (offset as usize, offset as usize + data.len());
+        if f.current.len() < end {
+            resize(&mut f.current, end);
         }
-        let f = &mut d.inode(name)?.current;
-        let end = offset as usize + data.len();
-        if f.len() < end {
-            resize(f, end);
-        }
-        f[offset as usize..end].copy_from_slice(data);
+        f.current[offset..end].copy_from_slice(data);
+        f.unsynced.push(Unsynced::Write { offset, data: data.to_vec() });
         Ok(created)
     }
 
     fn truncate(&mut self, name: &str, len: u64) -> io::Result<()> {
-        resize(&mut self.op()?.inode(name)?.current, len as usize);
+        let mut d = self.op()?;
+        let f = d.inode(name)?;
+        resize(&mut f.current, len as usize);
+        f.unsynced.push(Unsynced::SetLen(len as usize));
         Ok(())
     }
 
     fn set_len(&mut self, name: &str, len: u64) -> io::Result<bool> {
         let mut d = self.op()?;
-        let created = !d.names.contains_key(name);
-        if created {
-            let i = d.new_inode(Inode::default());
-            d.names.insert(name.to_string(), i);
-        }
-        resize(&mut d.inode(name)?.current, len as usize);
+        let created = d.create(name);
+        let f = d.inode(name)?;
+        resize(&mut f.current, len as usize);
+        f.unsynced.push(Unsynced::SetLen(len as usize));
         Ok(created)
     }
 
@@ -189,6 +253,7 @@ impl ZoneDir for LossyDir {
         let mut d = self.op()?;
         let inode = d.inode(name)?;
         inode.durable = inode.current.clone();
+        inode.unsynced.clear();
         Ok(())
     }
 
