@@ -481,11 +481,16 @@ impl Workload {
     }
 
     /// fio's `keep_running` between passes: another pass while `loops` asks for one, or while
-    /// less than `io_size` (else `size`) is done. A new pass starts every file over.
+    /// less than `io_size` (else `size`) is done; never after a pass that issued nothing. A new
+    /// pass starts every file over.
     fn next_pass(&mut self, hooks: Option<&dyn ZoneHooks>) -> bool {
+        // A pass that did nothing ends the job (fio's thread_main: no bytes done, terminate).
+        if self.pass_issued == 0 {
+            return false;
+        }
         if !self.spec.time_based {
             let done: u64 = self.issue_bytes.iter().sum();
-            let limit = if self.spec.io_size_given { self.spec.io_limit } else { self.spec.pass_bytes };
+            let limit = self.spec.io_limit;
             let more_loops = self.pass + 1 < self.spec.loops.max(1);
             let all_done = self.files.iter().all(|f| f.done);
             let go =
@@ -988,5 +993,24 @@ mod tests {
             assert!(distinct.len() < 4096, "{d:?} repeats hot blocks");
             assert!(ios.iter().all(|i| i.offset < 16 << 20));
         }
+    }
+
+    #[test]
+    fn a_pass_that_issues_nothing_ends_the_job() {
+        // Reads of empty zones with io_size beyond size: the zone policy finds nothing to read in
+        // any pass; fio's thread_main ends the job after such a pass instead of starting another.
+        let mut s = spec(true, false, false, 1 << 20, 4096);
+        s.io_limit = 2 << 20;
+        s.io_size_given = true;
+        s.loops = 3;
+        let mut w = Workload::new(s);
+        let mut proposals = 0;
+        while let Some(p) = w.propose(None) {
+            w.file_done(p.file);
+            proposals += 1;
+            assert!(proposals < 100, "the job never ends");
+        }
+        assert_eq!(proposals, 1);
+        assert_eq!(w.issued(), [0, 0, 0]);
     }
 }
