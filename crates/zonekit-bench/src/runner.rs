@@ -458,6 +458,11 @@ pub fn run_prepared(p: Prepared, terminate: Arc<AtomicBool>, progress: Arc<Progr
 
     let mut wspec = plan::workload_spec(&opts, &files, seed);
     wspec.zone_mode = zone_mode_spec(&opts);
+    if engine.is_sync() {
+        // fio counts a pass's bytes only for I/Os its engine queues (io_queue_event): with a
+        // synchronous engine a pass ends when its files are done or the job's bytes are.
+        wspec.pass_bytes = u64::MAX;
+    }
     let mut workload = Workload::new(wspec);
     let stats_cfg = plan::stats_config(&opts);
     let mut stats = ThreadStats::new(&stats_cfg);

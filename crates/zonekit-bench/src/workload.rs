@@ -121,7 +121,8 @@ pub struct WorkloadSpec {
     /// `loops` (fio's `keep_running`).
     pub io_size_given: bool,
     /// Bytes a pass issues at most (fio's `total_bytes` in `do_io`: `size`, or `io_size` when
-    /// larger for random writes without a random map).
+    /// larger for random writes without a random map; fio counts them only for queued I/Os, so a
+    /// synchronous engine's job sets `u64::MAX`).
     pub pass_bytes: u64,
     /// A file done in one pass stays done in the next (fio: only with `loops=1`, not time based
     /// and `do_verify=0`).
@@ -993,6 +994,32 @@ mod tests {
             assert!(distinct.len() < 4096, "{d:?} repeats hot blocks");
             assert!(ios.iter().all(|i| i.offset < 16 << 20));
         }
+    }
+
+    /// A zone policy that puts every write back at the range start (as a zone reset does when
+    /// the block size leaves a tail smaller than itself): the sequential position never reaches
+    /// the range end.
+    fn writes_back_at_the_start(w: &mut Workload) -> Vec<NextIo> {
+        let mut ios = Vec::new();
+        while let Some(p) = w.propose(None) {
+            ios.push(w.accept(&p, 0, p.len));
+            assert!(ios.len() < 1000, "the job never ends");
+        }
+        ios
+    }
+
+    #[test]
+    fn a_pass_ends_after_size_bytes_only_for_queued_ios() {
+        // fio's t/zbd 33 on 64 KiB zones: bs 48 KiB, size 128 KiB, io_size 320 KiB. fio counts
+        // a pass's bytes only for I/Os an engine queues: an asynchronous job's pass ends after
+        // `size` bytes and the job after 6 writes (320 KiB less 288 KiB is under one block); a
+        // synchronous job's pass lasts until the job's bytes are done: 7 writes.
+        let mut s = spec(false, true, false, 128 << 10, 48 << 10);
+        s.io_limit = 320 << 10;
+        s.io_size_given = true;
+        assert_eq!(writes_back_at_the_start(&mut Workload::new(s.clone())).len(), 6, "asynchronous");
+        s.pass_bytes = u64::MAX;
+        assert_eq!(writes_back_at_the_start(&mut Workload::new(s)).len(), 7, "synchronous");
     }
 
     #[test]

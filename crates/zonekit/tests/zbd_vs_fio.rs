@@ -100,8 +100,17 @@ fn zoned_jobs_match_fio() {
         format!("{z} --zonecapacity=48M --size=512M --rw=write --bs=64k --io_size=1G"),
         // A block size that leaves a tail in each zone (reset, as fio 3.33 does).
         format!("{z} --size=256M --rw=randwrite --bs=48k --io_size=512M"),
+        // A block size that leaves a tail, io_size beyond size: each write resets the zone it
+        // leaves. fio counts a pass's bytes only for I/Os an engine queues, so a synchronous job
+        // writes 7 blocks and an asynchronous one 6 (t/zbd 33).
+        format!("{z} --size=128M --rw=write --bs=48M --io_size=320M"),
+        format!("{z} --size=128M --rw=write --bs=48M --io_size=320M --ioengine=libaio"),
         // Reads of empty zones with io_size beyond size: a pass that reads nothing ends the job.
         format!("{z} --size=256M --io_size=512M --rw=read --bs=64k"),
+        // A sequential writer starting in a zone a first job wrote part of: one write fills the
+        // zone, and the job ends there (t/zbd 37 without verify's zone resets).
+        "--zonemode=zbd --zonesize=64M --name=a --rw=write --bs=16M --size=64M --io_size=48M --name=b --wait_for=a --rw=write --bs=16M --size=64M".to_string(),
+        "--zonemode=zbd --zonesize=64M --ioengine=libaio --name=a --rw=write --bs=16M --size=64M --io_size=48M --name=b --wait_for=a --rw=write --bs=16M --size=64M".to_string(),
         // Unaligned range: rounded to zone boundaries.
         format!("{z} --offset=1M --size=200M --rw=write --bs=1M"),
         // zonemode=strided.
