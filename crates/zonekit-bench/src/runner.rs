@@ -381,7 +381,9 @@ pub fn run_prepared(p: Prepared, terminate: Arc<AtomicBool>, progress: Arc<Progr
     let engine = if on_devices && opts.ioengine != "null" {
         let sync = device_engine_is_sync(&opts.ioengine);
         let config = DeviceEngineConfig {
-            depth: if sync { 1 } else { opts.iodepth.max(1) },
+            // One slot per iodepth even when synchronous: the job loop fills every slot's buffer
+            // (fio allocates iodepth io_us whatever the engine).
+            depth: opts.iodepth.max(1),
             buffer_size: plan::max_block_size(&opts) as usize,
             sync,
             clock,
