@@ -410,14 +410,22 @@ impl ZbdRun {
                 verify: job.verify,
             };
             zbd.add_job(job.job_id);
-            // Zones left open before the run join the write set; those beyond its limit are reset
-            // (fio 3.33; later fio refuses the job instead).
+            // Zones of the range left open (implicitly or explicitly) before the run join the
+            // write set; those beyond its limits are reset (fio 3.33; fio 3.36 refuses the job
+            // instead). Closed zones are not counted (fio 3.36 counts them when the device has an
+            // active limit).
             for z in min_zone..max_zone {
-                if !zj.preopen(z, job.job_id) {
-                    if zj.setup_reset(z).is_err() {
-                        return Err(SetupError::line(format!("Failed to reest zone {z}")));
+                if zj.preopen(z, job.job_id) {
+                    continue;
+                }
+                match zj.setup_reset(z) {
+                    Ok(true) => *resets += 1,
+                    Ok(false) => {}
+                    Err(mut e) => {
+                        // fio's message, its spelling included.
+                        e.lines.push(format!("Failed to reest zone {z}"));
+                        return Err(e);
                     }
-                    *resets += 1;
                 }
             }
             out.push(zj);
@@ -538,21 +546,206 @@ impl ZoneJob {
     }
 
     /// At setup: reset zone `z` on the device, synchronously (fio's `zbd_reset_zone` before the
-    /// job's engine runs).
-    fn setup_reset(&self, z: u32) -> Result<(), ()> {
+    /// job's engine runs). True when the zone held data and was reset (a zone reset the job
+    /// counts); an empty zone is left as it is. The zone keeps its condition in the benchmark's
+    /// state, as in fio: a later job on the same file treats it as open again (it joins the write
+    /// set if that job's limits leave room, else there is nothing left to reset).
+    fn setup_reset(&self, z: u32) -> Result<bool, SetupError> {
         let f = &self.file;
         let (start, end) = (f.start(z), f.end(z));
         let data = f.lock().zones[z as usize].wp - start;
         if data == 0 {
-            return Ok(());
+            return Ok(false);
         }
         if let Some(dev) = &f.device
             && f.model != Model::None
         {
-            dev.zone_mgmt(ZoneOp::Reset, start >> 9, (end - start) >> 9).map_err(|_| ())?;
+            let len = end - start;
+            if let Err(e) = dev.zone_mgmt(ZoneOp::Reset, start >> 9, len >> 9) {
+                let errno = e.errno().0;
+                return Err(SetupError::line(format!(
+                    "{}: resetting wp for {} sectors at sector {} failed ({errno}).",
+                    f.name,
+                    len >> 9,
+                    start >> 9
+                ))
+                .with_verror(errno, "resetting wp failed"));
+            }
         }
         let mut s = f.lock();
+        // fio subtracts from counts it has not made yet (they wrap, and the job's first file
+        // reset counts them again).
+        s.sectors_with_data = s.sectors_with_data.wrapping_sub(data);
+        s.wp_sectors_with_data = s.wp_sectors_with_data.wrapping_sub(data);
         s.zones[z as usize].wp = start;
-        Ok(())
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zonekit_core::ZoneCond::{Closed, Empty, ExplicitOpen, Full, ImplicitOpen};
+
+    const ZONE: u64 = 1 << 20;
+
+    /// Eight 1 MiB sequential zones in the given conditions, `wp` KiB written in each.
+    fn zones(conds: &[(ZoneCond, u64)]) -> Vec<ZoneInit> {
+        conds
+            .iter()
+            .enumerate()
+            .map(|(i, &(cond, kib))| {
+                let start = i as u64 * ZONE;
+                let wp = if cond == Full { start + ZONE } else { start + (kib << 10) };
+                ZoneInit { start, len: ZONE, capacity: ZONE, wp, zone_type: ZoneType::SeqWriteRequired, cond }
+            })
+            .collect()
+    }
+
+    /// A run whose file `dev` has `zones` (as a device reports them) and a write limit of
+    /// `max_open` zones.
+    fn run_with(zones: &[ZoneInit], max_open: u32) -> ZbdRun {
+        let mut run = ZbdRun::new();
+        let size = zones.len() as u64 * ZONE;
+        let f = ZbdFile::new("dev", Model::HostManaged, ZONE, size, zones, max_open, run.in_flight.clone());
+        run.files.push(Arc::new(f));
+        run
+    }
+
+    fn write_job(job_id: u32, max_open: u32, job_max_open: u32) -> ZbdJob {
+        ZbdJob {
+            name: format!("j{job_id}"),
+            job_id,
+            writes: true,
+            trims: false,
+            read_only: false,
+            direct: true,
+            bs: [4096; 3],
+            min_bs: [4096; 3],
+            max_bs: [4096; 3],
+            trim_bssplit: false,
+            verify: false,
+            zone_size: 0,
+            zone_capacity: 0,
+            zone_skip: 0,
+            max_open_zones: max_open,
+            job_max_open_zones: job_max_open,
+            ignore_zone_limits: false,
+            random: true,
+            rw_mixed: false,
+            read_beyond_wp: false,
+            reset_threshold: 0.0,
+            reset_frequency: 0.0,
+            files: Vec::new(),
+        }
+    }
+
+    /// Set `job` up over zones `[first, end)` of the file: (its zone policy, zones reset).
+    fn set_up(run: &mut ZbdRun, mut job: ZbdJob, first: u64, end: u64) -> Result<(ZoneJob, u64), SetupError> {
+        // The file's zone state exists already: a job finds it by name and never reads the source.
+        let target = ZbdTarget { name: "dev".into(), size: 0, is_block: true, source: ZoneSource::Unsupported };
+        run.init_files(&mut job, &[target])?;
+        let idx = run.add_job(job);
+        run.set_range(idx, 0, first * ZONE, (end - first) * ZONE);
+        let (mut info, mut resets) = (Vec::new(), 0);
+        let mut z = run.setup_files(idx, &mut info, &mut resets)?;
+        Ok((z.remove(0), resets))
+    }
+
+    fn write_set(zj: &ZoneJob) -> Vec<u32> {
+        let s = zj.file.lock();
+        s.open_zones[..s.num_open as usize].to_vec()
+    }
+
+    fn wps(zj: &ZoneJob) -> Vec<u64> {
+        zj.file.snapshot().iter().map(|&(start, wp, _, _)| (wp - start) >> 10).collect()
+    }
+
+    fn job_open(zj: &ZoneJob, job: u32) -> u32 {
+        zj.file.lock().job_open[job as usize]
+    }
+
+    #[test]
+    fn open_zones_join_the_write_set_and_the_extra_ones_are_reset() {
+        // fio 3.33's zbd_setup_files: zones of the job's range that are implicitly or explicitly
+        // open join the write set in zone order; past the limit they are reset (a reset the job
+        // counts when the zone held data). Closed zones and zones outside the range are left.
+        let conds = [
+            (ImplicitOpen, 4),
+            (Closed, 8),
+            (ExplicitOpen, 0),
+            (ImplicitOpen, 12),
+            (Full, 0),
+            (ExplicitOpen, 16),
+            (Empty, 0),
+            (ImplicitOpen, 20),
+        ];
+        let mut run = run_with(&zones(&conds), 2);
+        let (zj, resets) = set_up(&mut run, write_job(0, 2, 0), 0, 7).unwrap();
+        assert_eq!(write_set(&zj), [0, 2]);
+        assert_eq!(job_open(&zj, 0), 2, "counted against the job that set them up");
+        assert_eq!(resets, 2, "zones 3 and 5 held data");
+        assert_eq!(wps(&zj), [4, 8, 0, 0, 1024, 0, 0, 20]);
+        let s = zj.file.lock();
+        assert!(s.zones[0].open && s.zones[2].open && !s.zones[1].open && !s.zones[3].open);
+        assert_eq!(s.zones[3].cond, ImplicitOpen, "the benchmark's state keeps the condition, as fio's");
+        drop(s);
+
+        // A second job over the whole file: the zones already in the set stay; zones 3 and 5 are
+        // open again but empty (nothing to reset); zone 7 is new to it and reset.
+        let (zj, resets) = set_up(&mut run, write_job(1, 2, 0), 0, 8).unwrap();
+        assert_eq!(write_set(&zj), [0, 2]);
+        assert_eq!(resets, 1);
+        assert_eq!(wps(&zj), [4, 8, 0, 0, 1024, 0, 0, 0]);
+        assert_eq!(job_open(&zj, 1), 0);
+    }
+
+    #[test]
+    fn the_per_job_limit_and_no_limit() {
+        let conds = [(ImplicitOpen, 4), (ImplicitOpen, 8), (ImplicitOpen, 12), (Empty, 0)];
+        // job_max_open_zones=1: the first open zone joins the set, the others are reset.
+        let mut run = run_with(&zones(&conds), 4);
+        let (zj, resets) = set_up(&mut run, write_job(0, 4, 1), 0, 4).unwrap();
+        assert_eq!((write_set(&zj), resets), (vec![0], 2));
+        // A job with room of its own picks up the reset zones: fio keeps them open in its state.
+        let (zj, resets) = set_up(&mut run, write_job(1, 4, 0), 0, 4).unwrap();
+        assert_eq!((write_set(&zj), resets), (vec![0, 1, 2], 0));
+        assert_eq!((job_open(&zj, 0), job_open(&zj, 1)), (1, 2));
+        // No limit: nothing is tracked and nothing reset.
+        let mut run = run_with(&zones(&conds), 0);
+        let (zj, resets) = set_up(&mut run, write_job(0, 0, 0), 0, 4).unwrap();
+        assert_eq!((write_set(&zj), resets), (vec![], 0));
+        assert_eq!(wps(&zj), [4, 8, 12, 0]);
+    }
+
+    #[test]
+    fn open_zones_of_an_emulated_device_are_reset_on_it() {
+        use zonekit_dev::{EmulatedDevice, profile, store::MemoryStore};
+        // nullb-small: 16 zones of 4 MiB, one conventional, at most 4 open.
+        let c = profile("nullb-small").unwrap().config();
+        let kind = zonekit_core::DeviceKind::Emulated { store: "memory".into(), profile: None };
+        let dev: Arc<dyn ZonedDevice> =
+            Arc::new(EmulatedDevice::new("nullb-small", kind, &c, Box::new(MemoryStore::new())));
+        let zs = dev.info().geometry.zone_size;
+        for z in 1..=3u64 {
+            dev.write_at(z * zs, &vec![0xa5; 4096 * z as usize]).unwrap();
+        }
+        dev.zone_mgmt(ZoneOp::Open, 4 * zs, zs).unwrap();
+        let target =
+            ZbdTarget { name: "@nullb-small".into(), size: 0, is_block: true, source: ZoneSource::Device(dev.clone()) };
+        let mut run = ZbdRun::new();
+        let mut job = write_job(0, 2, 0);
+        run.init_files(&mut job, &[target]).unwrap();
+        let zone = zs * 512;
+        let idx = run.add_job(job);
+        run.set_range(idx, 0, zone, 15 * zone);
+        let (mut info, mut resets) = (Vec::new(), 0);
+        let zj = run.setup_files(idx, &mut info, &mut resets).unwrap().remove(0);
+        assert_eq!(write_set(&zj), [1, 2]);
+        assert_eq!(resets, 1, "zone 3 held data; zone 4 was open but empty");
+        let mut report = Vec::new();
+        dev.report_zones(0, 16, &mut report).unwrap();
+        let conds: Vec<ZoneCond> = report[1..5].iter().map(|z| z.cond).collect();
+        assert_eq!(conds, [ImplicitOpen, ImplicitOpen, Empty, ExplicitOpen]);
     }
 }
