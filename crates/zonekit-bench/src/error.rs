@@ -126,13 +126,18 @@ pub enum BenchError {
     /// ends with the errno name in parentheses.
     #[error("{0}")]
     Failed(String),
+    /// A job fio 3.33 refuses to run, in fio's own words (the zone-mode conflicts of fio's
+    /// `fixup_options`, which scripts such as fio's `t/zbd` grep): exit code 1, as fio's.
+    #[error("{0}")]
+    Refused(String),
 }
 
 impl BenchError {
-    /// Process exit code (DESIGN.md §2): 1 for [`BenchError::Failed`], 2 for bad input.
+    /// Process exit code (DESIGN.md §2): 1 for [`BenchError::Failed`] and for what fio refuses
+    /// with its own exit code ([`BenchError::Refused`]), 2 for bad input.
     pub fn exit_code(&self) -> i32 {
         match self {
-            BenchError::Failed(_) => 1,
+            BenchError::Failed(_) | BenchError::Refused(_) => 1,
             _ => 2,
         }
     }
@@ -156,5 +161,6 @@ mod tests {
         assert_eq!(e.to_string(), "job x: ${BS}: environment variable is not set");
         assert_eq!(one_line("a\nb"), "a\\nb");
         assert_eq!(BenchError::Failed("x".into()).exit_code(), 1);
+        assert_eq!(BenchError::Refused("x".into()).exit_code(), 1);
     }
 }

@@ -54,6 +54,9 @@ impl JobSpec {
     /// The first conflict or refusal as an error, if the job cannot run.
     pub fn check_runnable(&self) -> Result<(), BenchError> {
         if let Some(c) = self.conflicts.first() {
+            if c.as_fio {
+                return Err(BenchError::Refused(c.why.clone()));
+            }
             return Err(BenchError::Conflict { at: c.at.clone(), why: c.why.clone() });
         }
         match self.refusals.first() {
@@ -70,6 +73,9 @@ pub struct Conflict {
     pub at: Origin,
     /// What is wrong, naming the options.
     pub why: String,
+    /// `why` is fio's own line (after its `fio: `), reported as fio reports it, exit code 1
+    /// included ([`BenchError::Refused`]).
+    pub as_fio: bool,
 }
 
 /// Something a job asks for that zonekit recognises but does not run.
@@ -383,7 +389,7 @@ fn finalize(
         }
     };
     let mut conflicts: Vec<Conflict> = Vec::new();
-    let mut conflict = |at: Origin, why: String| conflicts.push(Conflict { at, why });
+    let mut conflict = |at: Origin, why: String| conflicts.push(Conflict { at, why, as_fio: false });
     let o = &mut opts;
 
     if readonly && (o.rw.writes() || o.rw.trims()) {
@@ -392,30 +398,18 @@ fn finalize(
             format!("rw={}: trim and write operations are not allowed with --readonly", o.rw.name()),
         );
     }
-    // fio's wording (init.c:fixup_options), which t/zbd greps.
+    // fio's lines and exit code (init.c:fixup_options), which t/zbd greps.
+    let mut refuse = |at: Origin, why: &str| conflicts.push(Conflict { at, why: why.into(), as_fio: true });
     if o.zonemode == ZoneMode::None && o.zonesize != 0 {
-        let why = if o.is_set("zonemode") {
-            format!("{}: --zonemode=none and --zonesize are not compatible", shown("zonesize"))
-        } else {
-            format!(
-                "{}: --zonemode=none and --zonesize are not compatible (zonemode defaults to none; give zonemode=strided or zbd)",
-                shown("zonesize")
-            )
-        };
-        conflict(where_set("zonesize"), why);
+        refuse(where_set("zonesize"), "--zonemode=none and --zonesize are not compatible.");
     }
     if o.zonemode == ZoneMode::Zbd && !o.create_serialize {
-        conflict(
-            where_set("create_serialize"),
-            "create_serialize=0: --zonemode=zbd and --create_serialize=0 are not compatible".into(),
-        );
+        refuse(where_set("create_serialize"), "--zonemode=zbd and --create_serialize=0 are not compatible.");
     }
     if o.zonemode == ZoneMode::Strided && o.zonesize == 0 {
-        conflict(
-            where_set("zonemode"),
-            "zonemode=strided: --zonesize must be specified when using --zonemode=strided".into(),
-        );
+        refuse(where_set("zonemode"), "--zonesize must be specified when using --zonemode=strided.");
     }
+    let mut conflict = |at: Origin, why: String| conflicts.push(Conflict { at, why, as_fio: false });
     if o.zonemode == ZoneMode::Strided && o.openfiles > 1 {
         o.zonemode = ZoneMode::None;
     }
