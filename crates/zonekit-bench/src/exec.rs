@@ -106,7 +106,8 @@ pub struct LoopEnd {
     pub io_runtime_ns: u64,
     /// The first fatal error, as fio reports it (`io_u error on file …`), with its errno.
     pub error: Option<(i32, String)>,
-    /// Lines fio would print with `log_err` while the job ran (zone policy messages).
+    /// Lines fio would print with `log_err` while the job ran (zone policy messages), as
+    /// printed (`zonekit: ` only where fio's start with `fio: `).
     pub log: Vec<String>,
 }
 
@@ -411,7 +412,7 @@ impl JobIo for Core<'_> {
     }
 
     fn verror(&mut self, errno: i32, func: &str) {
-        self.error.get_or_insert((errno, format!("func={func}")));
+        self.error.get_or_insert((errno, crate::zbd::verror(func)));
     }
 
     fn log_err(&mut self, line: String) {
@@ -684,12 +685,13 @@ impl<'a> JobLoop<'a> {
         let c = &mut self.core;
         if res == -libc::EINVAL && c.cfg.direct {
             c.log.push(
-                "first direct IO errored. File system may not support direct IO, or iomem_align= is bad, or invalid block size. Try setting direct=0.".into(),
+                "zonekit: first direct IO errored. File system may not support direct IO, or iomem_align= is bad, or invalid block size. Try setting direct=0.".into(),
             );
         }
         if (res == -libc::EIO || res == -libc::EREMOTEIO) && !c.cfg.zbd {
             let file = c.cfg.file_names.get(io.file).cloned().unwrap_or_default();
-            c.log.push(format!("first I/O failed. If {file} is a zoned block device, consider --zonemode=zbd"));
+            c.log
+                .push(format!("zonekit: first I/O failed. If {file} is a zoned block device, consider --zonemode=zbd"));
         }
     }
 

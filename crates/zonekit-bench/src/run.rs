@@ -261,7 +261,7 @@ fn verror(errno: i32, msg: &str) -> String {
     let text = zonekit_core::Errno(errno).description().map(str::to_string).unwrap_or_else(|| format!("errno {errno}"));
     if msg.starts_with("io_u error") {
         format!("file:io_u.c:1845, func=io_u error, error={text}")
-    } else if msg.starts_with("func=") {
+    } else if msg.starts_with("func=") || msg.starts_with("file:") {
         format!("{msg}, error={text}")
     } else {
         format!("func={msg}, error={text}")
@@ -350,10 +350,14 @@ fn check_targets(jobs: &[BenchJob], devices: &mut crate::target::Devices) -> Res
     Ok(())
 }
 
-/// The line for a job's error: fio's `pid=…, err=…/func=…` for an error recorded as fio's
-/// `td_verror` does (`func=` messages), the message itself otherwise.
+/// The line for a job's error: fio's `pid=…, err=…/file:…, func=…` for an error recorded as
+/// fio's `td_verror` does (`file:` and `func=` messages), the message itself otherwise.
 fn verror_line(pid: u32, errno: i32, msg: &str) -> String {
-    if msg.starts_with("func=") { format!("pid={pid}, err={errno}/{}", verror(errno, msg)) } else { msg.to_string() }
+    if msg.starts_with("func=") || msg.starts_with("file:") {
+        format!("pid={pid}, err={errno}/{}", verror(errno, msg))
+    } else {
+        msg.to_string()
+    }
 }
 
 /// The zones of every zoned target of the run, in blkzone's format (`--zone-report-out`): a
@@ -484,8 +488,10 @@ pub fn execute(
             Ok(p) => prepared.push(Some(p)),
             Err(o) => {
                 c.progress.finished.store(true, Ordering::Relaxed);
+                // fio's lines as fio prints them: those it starts with `fio: ` start with
+                // `zonekit: `, the others (most of zbd.c's) have no prefix.
                 for line in &o.log {
-                    let _ = writeln!(err, "zonekit: {line}");
+                    let _ = writeln!(err, "{line}");
                 }
                 if o.setup_failed
                     && let Some((errno, msg)) = &o.error
@@ -581,7 +587,7 @@ pub fn execute(
             continue;
         }
         for line in &o.log {
-            let _ = writeln!(err, "zonekit: {line}");
+            let _ = writeln!(err, "{line}");
         }
         if let Some((errno, msg)) = &o.error {
             failed = true;

@@ -49,7 +49,8 @@ pub struct JobOutcome {
     pub files: Vec<PathBuf>,
     /// Messages for the normal output printed as they happen in fio (`Laying out IO file`).
     pub notes: Vec<String>,
-    /// Lines fio prints on standard error while the job is set up or runs (`log_err`).
+    /// Lines fio prints on standard error while the job is set up or runs (`log_err`), as
+    /// printed: `zonekit: ` where fio's start with `fio: `, no prefix where fio's have none.
     pub log: Vec<String>,
     /// The clone failed its setup and never ran: fio leaves it out of the report.
     pub setup_failed: bool,

@@ -32,7 +32,13 @@ impl SetupError {
     }
 
     fn with_verror(mut self, errno: i32, func: &str) -> SetupError {
-        self.verror.get_or_insert((errno, format!("func={func}")));
+        self.verror.get_or_insert((errno, super::verror(func)));
+        self
+    }
+
+    /// fio ends some of its messages with an empty line.
+    fn with_blank_line(mut self) -> SetupError {
+        self.lines.push(String::new());
         self
     }
 }
@@ -216,7 +222,7 @@ impl ZbdRun {
                     job.zone_size = zone_size;
                 } else if job.zone_size != zone_size {
                     return Err(failed(SetupError::line(format!(
-                        "{} job parameter zonesize {} does not match disk zone size {zone_size}.",
+                        "zonekit: {} job parameter zonesize {} does not match disk zone size {zone_size}.",
                         t.name, job.zone_size
                     ))));
                 }
@@ -238,13 +244,15 @@ impl ZbdRun {
             return Err(SetupError::line(format!(
                 "{}: Specifying the zone size is mandatory for regular file/block device with --zonemode=zbd",
                 t.name
-            )));
+            ))
+            .with_blank_line());
         }
         if zone_size < 512 {
             return Err(SetupError::line(format!(
                 "{}: zone size must be at least 512 bytes for --zonemode=zbd",
                 t.name
-            )));
+            ))
+            .with_blank_line());
         }
         let capacity = if job.zone_capacity == 0 { zone_size } else { job.zone_capacity };
         if capacity > zone_size {
@@ -283,11 +291,15 @@ impl ZbdRun {
             batch.clear();
             if let Err(e) = dev.report_zones(sector, REPORT_BATCH, &mut batch) {
                 let errno = e.errno().0;
-                return Err(SetupError::line(format!(
-                    "{}: report zones from sector {sector} failed ({errno}).",
+                let mut err =
+                    SetupError::line(format!("{}: report zones from sector {sector} failed ({errno}).", t.name))
+                        .with_verror(errno, "report zones failed");
+                err.lines.push(format!(
+                    "zonekit: report zones (offset {}) failed for {} ({errno}).",
+                    sector << 9,
                     t.name
-                ))
-                .with_verror(errno, "report zones failed"));
+                ));
+                return Err(err);
             }
             let Some(last) = batch.last() else { break };
             sector = last.start + last.len;
@@ -371,7 +383,9 @@ impl ZbdRun {
             .iter()
             .any(|j| !j.direct && j.writes && j.files.iter().any(|f| f.is_block && f.zbd.model == Model::HostManaged));
         if buffered {
-            return Err(SetupError::line("Using direct I/O is mandatory for writing to ZBD drives".into()));
+            return Err(
+                SetupError::line("Using direct I/O is mandatory for writing to ZBD drives".into()).with_blank_line()
+            );
         }
         for j in 0..self.jobs.len() {
             for k in 0..self.jobs[j].files.len() {
