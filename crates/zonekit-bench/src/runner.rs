@@ -107,8 +107,12 @@ fn fail(run: &JobRun, started: SystemTime, errno: i32, msg: String) -> JobOutcom
     }
 }
 
-/// A clone that failed zone setup: fio's lines, and the job error if fio records one.
-fn setup_failed(run: &JobRun, e: SetupError) -> JobOutcome {
+/// A clone that failed zone setup: fio's lines (those for standard output printed now, as fio
+/// prints them), and the job error if fio records one.
+fn setup_failed(run: &JobRun, e: SetupError, note: &NoteSink) -> JobOutcome {
+    for line in &e.info {
+        note(line);
+    }
     let mut o = fail(run, SystemTime::now(), 0, String::new());
     o.error = e.verror;
     o.stats.error = o.error.as_ref().map_or(0, |e| e.0);
@@ -237,7 +241,7 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         ZoneMode::Zbd => {
             let mut j = ZbdJob::from_options(&opts, job_id, 0);
             if let Err(e) = ctx.zbd.init_files(&mut j, &targets) {
-                return Err(Box::new(setup_failed(&run, e)));
+                return Err(Box::new(setup_failed(&run, e, note)));
             }
             let zs = j.zone_size;
             zjob = Some(j);
@@ -338,7 +342,7 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
                 }
                 zones = z.into_iter().map(Some).collect();
             }
-            Err(e) => return Err(Box::new(setup_failed(&run, e))),
+            Err(e) => return Err(Box::new(setup_failed(&run, e, note))),
         }
     }
     Ok(Prepared { run, opts: Arc::new(opts), seed, files, devices, zones, setup_resets })

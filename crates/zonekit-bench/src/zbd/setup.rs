@@ -17,18 +17,27 @@ use super::policy::ZoneJob;
 use super::state::{MAX_OPEN_ZONES, Model, ZbdFile, ZoneInit};
 use crate::options::job::JobOptions;
 
-/// Why a job cannot run: fio's lines (`log_err`), and the job error (`td_verror`) if any.
+/// Why a job cannot run: fio's lines (`log_err` for standard error, `log_info` for standard
+/// output), and the job error (`td_verror`) if any.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SetupError {
     /// Lines for standard error, in order.
     pub lines: Vec<String>,
-    /// errno and what failed (`func=…`), as fio's `td_verror` records them.
+    /// Lines for standard output (the normal output), in order.
+    pub info: Vec<String>,
+    /// errno and what failed (`file:…, func=…`), as fio's `td_verror` records them.
     pub verror: Option<(i32, String)>,
 }
 
 impl SetupError {
+    /// A line fio prints with `log_err`.
     fn line(line: String) -> SetupError {
-        SetupError { lines: vec![line], verror: None }
+        SetupError { lines: vec![line], ..SetupError::default() }
+    }
+
+    /// A line fio prints with `log_info`.
+    fn info(line: String) -> SetupError {
+        SetupError { info: vec![line], ..SetupError::default() }
     }
 
     fn with_verror(mut self, errno: i32, func: &str) -> SetupError {
@@ -294,7 +303,7 @@ impl ZbdRun {
                 let mut err =
                     SetupError::line(format!("{}: report zones from sector {sector} failed ({errno}).", t.name))
                         .with_verror(errno, "report zones failed");
-                err.lines.push(format!(
+                err.info.push(format!(
                     "zonekit: report zones (offset {}) failed for {} ({errno}).",
                     sector << 9,
                     t.name
@@ -317,7 +326,7 @@ impl ZbdRun {
         for (i, z) in reported.iter().enumerate() {
             let (start, len, cap) = (z.start * 512, z.len * 512, z.capacity * 512);
             if i > 0 && start != zones.last().map_or(0, |p: &ZoneInit| p.start) + zone_size {
-                return Err(SetupError::line(format!("{}: invalid zone data", t.name)));
+                return Err(SetupError::info(format!("{}: invalid zone data", t.name)));
             }
             // fio takes the write pointer of a conventional or full zone to be its capacity end;
             // read-only and offline zones report none.
@@ -482,7 +491,7 @@ impl ZbdRun {
         if offset != zbd.start(z) && !job.read_only {
             let new_offset = zbd.end(z);
             if new_offset >= offset + len {
-                return Err(SetupError::line(format!("{}: io_size must be at least one zone", zbd.name)));
+                return Err(SetupError::info(format!("{}: io_size must be at least one zone", zbd.name)));
             }
             info.push(format!("{}: rounded up offset from {offset} to {new_offset}", zbd.name));
             len -= new_offset - offset;
@@ -491,7 +500,7 @@ impl ZbdRun {
         let new_end = zbd.start(zbd.zone_idx(offset + len));
         if !job.read_only && offset + len != new_end {
             if new_end <= offset {
-                return Err(SetupError::line(format!("{}: io_size must be at least one zone", zbd.name)));
+                return Err(SetupError::info(format!("{}: io_size must be at least one zone", zbd.name)));
             }
             info.push(format!("{}: rounded down io_size from {len} to {}", zbd.name, new_end - offset));
             len = new_end - offset;
@@ -505,12 +514,12 @@ impl ZbdRun {
     fn verify_bs(&self) -> Result<(), SetupError> {
         for j in &self.jobs {
             if j.trims && (j.min_bs[2] != j.max_bs[2] || j.trim_bssplit) {
-                return Err(SetupError::line("bsrange and bssplit are not allowed for trim with zonemode=zbd".into()));
+                return Err(SetupError::info("bsrange and bssplit are not allowed for trim with zonemode=zbd".into()));
             }
             for f in &j.files {
                 let zs = f.zbd.zone_size;
                 if j.trims && j.bs[2] != zs {
-                    return Err(SetupError::line(format!(
+                    return Err(SetupError::info(format!(
                         "{}: trim block size {} is not the zone size {zs}",
                         f.zbd.name, j.bs[2]
                     )));
@@ -518,7 +527,7 @@ impl ZbdRun {
                 if j.verify
                     && let Some(bs) = j.bs.iter().find(|&&b| b == 0 || !zs.is_multiple_of(b))
                 {
-                    return Err(SetupError::line(format!(
+                    return Err(SetupError::info(format!(
                         "{}: block size {bs} is not a divisor of the zone size {zs}",
                         f.zbd.name
                     )));
