@@ -65,7 +65,8 @@ pub struct RunSettings {
 /// What a run produced: the text of the report, and the exit code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunResult {
-    /// fio's exit code: 128 after SIGINT/SIGTERM, 1 if any job failed, else 0.
+    /// fio's exit code: 128 after SIGINT/SIGTERM, else the number of jobs that failed (at most
+    /// 255; fio's count wraps at 256), 0 when none did.
     pub exit_code: i32,
 }
 
@@ -527,6 +528,7 @@ pub fn execute(
     };
 
     let begun = Instant::now();
+    let mut thread_failures = 0u32;
     let last_group = clones.iter().map(|c| c.run.groupid).max().unwrap_or(0);
     for g in 0..=last_group {
         if terminate.load(Ordering::Relaxed) {
@@ -566,6 +568,7 @@ pub fn execute(
             match h.join() {
                 Ok(o) => outcomes.push((i, o)),
                 Err(_) => {
+                    thread_failures += 1;
                     let _ = writeln!(err, "zonekit: a job thread failed");
                 }
             }
@@ -579,18 +582,19 @@ pub fn execute(
     let elapsed_sec = begun.elapsed().as_secs_f64().ceil() as i64;
 
     // Errors as fio logs them, then the report.
-    let mut failed = false;
+    // fio counts the jobs that failed, in their setup or as they ran.
+    let mut failed: u32 = thread_failures;
     outcomes.sort_by_key(|(i, _)| *i);
     for (_, o) in &outcomes {
         if o.setup_failed {
-            failed = true;
+            failed += 1;
             continue;
         }
         for line in &o.log {
             let _ = writeln!(err, "{line}");
         }
         if let Some((errno, msg)) = &o.error {
-            failed = true;
+            failed += 1;
             let _ = writeln!(err, "zonekit: {}", verror_line(o.pid, *errno, msg));
         }
     }
@@ -620,13 +624,13 @@ pub fn execute(
     if let Some(path) = &settings.zone_report_out
         && let Err(e) = std::fs::write(path, zone_report(&ctx))
     {
-        failed = true;
+        failed = failed.max(1);
         let errno = zonekit_core::Errno(e.raw_os_error().unwrap_or(libc::EIO));
         let _ = writeln!(err, "zonekit: {}: cannot write the zone report: {errno}", path.display());
     }
     // Devices close here: a persistent device keeps its zones' conditions for the next command.
     drop(ctx);
-    // fio exits with 128 after a terminating signal, else 1 if a job failed.
-    let exit_code = if crate::process::received().is_some() { 128 } else { i32::from(failed) };
+    // fio exits with 128 after a terminating signal, else with the number of jobs that failed.
+    let exit_code = if crate::process::received().is_some() { 128 } else { failed.min(255) as i32 };
     RunResult { exit_code }
 }
