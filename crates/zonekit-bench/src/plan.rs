@@ -141,9 +141,11 @@ pub fn plan_files(
     Ok(out)
 }
 
-/// fio's seed of clone `thread_number` (1-based) with `randrepeat`: the same every run.
+/// fio's seed of clone `thread_number` (1-based): the same every run with `randrepeat` or a
+/// `randseed` given (fio's setup_random_seeds: setting `randseed` turns `randrepeat` off, yet
+/// the seed is then the one given), from the clock otherwise.
 pub fn job_seed(opts: &JobOptions, thread_number: u32) -> u64 {
-    if opts.randrepeat {
+    if opts.randrepeat || opts.is_set("randseed") {
         opts.randseed.wrapping_mul(0x9E37_79B9).wrapping_add(u64::from(thread_number))
     } else {
         let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
@@ -288,6 +290,27 @@ mod tests {
 
     fn opts() -> JobOptions {
         JobOptions { name: "job".into(), ..JobOptions::default() }
+    }
+
+    #[test]
+    fn seeds_repeat_with_randrepeat_or_a_given_randseed() {
+        let mut o = opts();
+        assert_eq!(job_seed(&o, 1), job_seed(&o, 1), "randrepeat=1 by default");
+        assert_ne!(job_seed(&o, 1), job_seed(&o, 2), "clones differ");
+        // randseed=N turns randrepeat off, and the seed is N's, every run.
+        o.randseed = 12345;
+        o.randrepeat = false;
+        o.set.insert("randseed");
+        let s = job_seed(&o, 1);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        assert_eq!(job_seed(&o, 1), s);
+        assert_ne!(s, job_seed(&opts(), 1));
+        // randrepeat=0 alone: a seed from the clock.
+        let mut o = opts();
+        o.randrepeat = false;
+        let s = job_seed(&o, 1);
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        assert_ne!(job_seed(&o, 1), s);
     }
 
     #[test]
