@@ -763,6 +763,9 @@ impl Workload {
                     crate::process::sys::prefetch(map.bits.as_ptr().wrapping_add((nb / 64) as usize));
                 }
                 match f.map.as_ref() {
+                    // A strided zone range beyond the file draws blocks past the map: the offset
+                    // is past the range, and the caller finds the file done (as fio does).
+                    Some(map) if b >= map.nr => b,
                     Some(map) if !map.is_free(b) => map.next_free(b)?,
                     Some(map) if map.used >= map.nr => return None,
                     _ => b,
@@ -1020,6 +1023,17 @@ mod tests {
         assert_eq!(writes_back_at_the_start(&mut Workload::new(s.clone())).len(), 6, "asynchronous");
         s.pass_bytes = u64::MAX;
         assert_eq!(writes_back_at_the_start(&mut Workload::new(s)).len(), 7, "synchronous");
+    }
+
+    #[test]
+    fn a_strided_range_beyond_the_file_ends_the_file() {
+        // zonemode=strided with zonesize (and so zonerange) larger than the file: random offsets
+        // are drawn over the zone range, past the random map and the file.
+        let mut s = spec(false, true, true, 64 << 20, 512);
+        s.zone_mode = ZoneModeSpec::Strided { size: 1 << 30, range: 1 << 30, skip: 0 };
+        let ios = drain(&mut Workload::new(s));
+        assert!(ios.iter().all(|i| i.offset + i.len <= 64 << 20), "stays in the file");
+        assert!(ios.len() < 10, "ends at the first offset past the file: {}", ios.len());
     }
 
     #[test]
