@@ -368,6 +368,28 @@ const CASES: &[Case] = &[
         jobs: &[],
         as_fio: true,
     },
+    // A job that breaks a check fails with every job set up after it (the check covers them
+    // all); the jobs set up before it run.
+    Case {
+        args: "--filename={F} --rw=write --size=4M --zonemode=zbd --zonesize=1M --name=a --name=b --zoneskip=1 --name=c",
+        code: 2,
+        stderr: &[
+            "{F}: zoneskip 1 is not a multiple of the device zone size 1048576.",
+            "{F}: zoneskip 1 is not a multiple of the device zone size 1048576.",
+        ],
+        notes: &[],
+        jobs: &["a"],
+        as_fio: true,
+    },
+    // A job whose zones cannot be set up fails alone.
+    Case {
+        args: "--filename={F} --rw=write --size=4M --name=a --zonemode=zbd --name=b --name=c --zonemode=zbd --zonesize=1M",
+        code: 1,
+        stderr: &["{F}: Specifying the zone size is mandatory for regular file/block device with --zonemode=zbd", ""],
+        notes: &[],
+        jobs: &["b", "c"],
+        as_fio: true,
+    },
     Case {
         args: "--name=j --filename={F} --zonemode=zbd --zonesize=1M --offset=512 --size=1047552 --rw=write",
         code: 1,
@@ -394,11 +416,14 @@ const CASES: &[Case] = &[
         as_fio: true,
     },
     Case {
-        args: "--name=j --filename={F} --zonemode=zbd --zonesize=1M --rw=trim --bs=64K --size=4M",
-        code: 1,
+        args: "--filename={F} --size=4M --zonemode=zbd --zonesize=1M --name=a --rw=write --name=b --rw=trim --bs=64K --name=c --rw=write",
+        code: 2,
         stderr: &[],
-        notes: &["{F}: trim block size 65536 is not the zone size 1048576"],
-        jobs: &[],
+        notes: &[
+            "{F}: trim block size 65536 is not the zone size 1048576",
+            "{F}: trim block size 65536 is not the zone size 1048576",
+        ],
+        jobs: &["a"],
         as_fio: true,
     },
     // zbd.c:zbd_adjust_block, as the job runs.
