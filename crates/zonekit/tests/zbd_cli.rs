@@ -446,6 +446,27 @@ const CASES: &[Case] = &[
         jobs: &[],
         as_fio: true,
     },
+    // A trim must start a zone (fio 3.33 records the trim's -EINVAL as error -22 instead).
+    Case {
+        args: "--name=j --filename={F} --zonemode=zbd --zonesize=1M --rw=trim:4k --bs=1M --size=4M",
+        code: 1,
+        stderr: &[
+            "Trim offset not at zone start (1052672)",
+            "zonekit: io_u error on file {F}: Invalid argument: trim offset=1052672, buflen=1048576",
+        ],
+        notes: &[],
+        jobs: &["j"],
+        as_fio: false,
+    },
+    // A character device (fio 3.33 fails earlier, on its zoned model).
+    Case {
+        args: "--name=j --filename=/dev/null --zonemode=zbd --zonesize=1M --rw=write --size=4M",
+        code: 1,
+        stderr: &["zonemode=zbd does not support pipes"],
+        notes: &[],
+        jobs: &[],
+        as_fio: false,
+    },
     // A random write without zonemode=zbd misses the device's write pointer.
     Case {
         args: "--name=j --filename={Z} --direct=1 --rw=randwrite --bs=4K --offset=4M --size=1M --randseed=1",
