@@ -464,14 +464,32 @@ const N: EngineSupport = EngineSupport::Refused;
 
 /// Every engine fio 3.33 has, in a stable order (zonekit's own first).
 pub static ENGINES: &[EngineDef] = &[
-    eng("sync", Y, true, "read(2)/write(2) after lseek(2), one I/O at a time.", &[]),
-    eng("psync", Y, true, "pread(2)/pwrite(2), one I/O at a time (fio's default on Linux).", &[]),
-    eng("io_uring", Y, false, "Linux io_uring with a real queue depth.", IO_URING),
+    eng(
+        "sync",
+        Y,
+        true,
+        "read(2)/write(2) after lseek(2), one I/O at a time; on zonekit's emulated devices, in process, one at a time.",
+        &[],
+    ),
+    eng(
+        "psync",
+        Y,
+        true,
+        "pread(2)/pwrite(2), one I/O at a time (fio's default on Linux); on zonekit's emulated devices, in process, one at a time.",
+        &[],
+    ),
+    eng(
+        "io_uring",
+        Y,
+        false,
+        "Linux io_uring with a real queue depth; on zonekit's emulated devices, in process with iodepth I/Os in flight.",
+        IO_URING,
+    ),
     eng(
         "libaio",
         Y,
         false,
-        "Linux native AIO, through its system calls (io_setup, io_submit, io_getevents) without the libaio library; asynchronous only with direct=1 where supported, as with fio.",
+        "Linux native AIO, through its system calls (io_setup, io_submit, io_getevents) without the libaio library; asynchronous only with direct=1 where supported, as with fio; on zonekit's emulated devices, in process with iodepth I/Os in flight.",
         LIBAIO,
     ),
     eng("null", Y, false, "No I/O: completes every request at once (measures the benchmark itself).", &[]),
