@@ -7,6 +7,7 @@ use crate::options::job::JobOptions;
 use crate::output::disk::DiskUtilTracker;
 use crate::output::eta::{EtaLine, EtaStatus, JobState};
 use crate::output::normal::{JobHeader, numjobs_continuation, starting_line, version_line};
+use crate::output::report::DiskUtilReport;
 use crate::output::{JobInfo, JobReport, OutputFormats, RunReport, version_string};
 use crate::runner::{JobOutcome, JobRun, NoteSink, Prepared, SetupCtx, prepare_job, run_prepared};
 use crate::stats::JobStats;
@@ -465,7 +466,12 @@ pub fn execute(
             });
         }
     }
-    let files: Vec<PathBuf> = clones.iter().flat_map(|c| crate::plan::file_paths(&c.run.opts, c.run.jobnum)).collect();
+    // zonekit's own devices are not block devices: they report their own statistics below.
+    let files: Vec<PathBuf> = clones
+        .iter()
+        .flat_map(|c| crate::plan::file_paths(&c.run.opts, c.run.jobnum))
+        .filter(|p| !crate::target::is_device_spec(&p.to_string_lossy()))
+        .collect();
     let mut disks = DiskUtilTracker::new(&files);
     disks.update();
 
@@ -613,7 +619,11 @@ pub fn execute(
     // Disk stats are of the devices under files the jobs used (none when every job failed to set
     // up, as in fio).
     let used_files = outcomes.iter().any(|(_, o)| !o.files.is_empty() && o.run.opts.disk_util);
-    let mut report = RunReport::new(reports, if used_files { disks.report() } else { Vec::new() });
+    let mut disk_reports = if used_files { disks.report() } else { Vec::new() };
+    if used_files {
+        disk_reports.extend(device_disk_reports(outcomes.iter().map(|(_, o)| o), begun.elapsed()));
+    }
+    let mut report = RunReport::new(reports, disk_reports);
     report.stamp_now();
     report.global_options = settings.global_options.clone();
     let text = crate::output::render(&report, settings.formats);
@@ -633,4 +643,40 @@ pub fn execute(
     // fio exits with 128 after a terminating signal, else with the number of jobs that failed.
     let exit_code = if crate::process::received().is_some() { 128 } else { failed.min(255) as i32 };
     RunResult { exit_code }
+}
+
+/// The `Disk stats` of zonekit's own devices: what the in-process engine counted for each device
+/// over every job that used it, named as the kernel would name a disk (the profile, or the
+/// device directory's name), its utilisation the share of the run's `elapsed` time it was busy.
+/// A device without a timing model spends no time, so its ticks, queue time and utilisation
+/// are 0.
+fn device_disk_reports<'a>(outcomes: impl Iterator<Item = &'a JobOutcome>, elapsed: Duration) -> Vec<DiskUtilReport> {
+    let mut by_name: Vec<(String, zonekit_blk::DiskCounts)> = Vec::new();
+    for (name, c) in outcomes.flat_map(|o| o.device_io.iter()) {
+        match by_name.iter_mut().find(|(n, _)| n == name) {
+            Some((_, sum)) => sum.add(c),
+            None => by_name.push((name.clone(), *c)),
+        }
+    }
+    by_name
+        .into_iter()
+        .map(|(name, c)| {
+            let shown = match name.strip_prefix('@') {
+                Some(profile) => profile.to_string(),
+                None => {
+                    std::path::Path::new(&name).file_name().map_or(name.clone(), |n| n.to_string_lossy().into_owned())
+                }
+            };
+            let ms = |ns: u64| ns / 1_000_000;
+            DiskUtilReport {
+                name: shown,
+                ios: c.ios,
+                merges: [0, 0],
+                ticks: [ms(c.ticks_ns[0]), ms(c.ticks_ns[1])],
+                time_in_queue: ms(c.ticks_ns[0] + c.ticks_ns[1]),
+                util: (100.0 * c.busy_ns as f64 / elapsed.as_nanos().max(1) as f64).min(100.0),
+                slaves: None,
+            }
+        })
+        .collect()
 }

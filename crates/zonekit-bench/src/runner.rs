@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Instant, SystemTime};
 use zonekit_blk::file::{self, FileType, LayoutSpec, OpenSpec, SyncMode};
-use zonekit_blk::{DeviceEngineConfig, EngineConfig, RealClock};
+use zonekit_blk::{DeviceEngineConfig, DiskCounts, EngineConfig, RealClock};
 use zonekit_core::ZonedDevice;
 
 /// One clone of a job, ready to run.
@@ -54,6 +54,9 @@ pub struct JobOutcome {
     pub log: Vec<String>,
     /// The clone failed its setup and never ran: fio leaves it out of the report.
     pub setup_failed: bool,
+    /// What each of zonekit's devices the clone used did, by the name the job gives it (the
+    /// device's own disk statistics: the kernel counts none for them).
+    pub device_io: Vec<(String, DiskCounts)>,
 }
 
 /// Messages that fio prints while jobs start (normal output only).
@@ -104,6 +107,7 @@ fn fail(run: &JobRun, started: SystemTime, errno: i32, msg: String) -> JobOutcom
         notes: Vec::new(),
         log: Vec::new(),
         setup_failed: false,
+        device_io: Vec::new(),
     }
 }
 
@@ -499,6 +503,13 @@ pub fn run_prepared(p: Prepared, terminate: Arc<AtomicBool>, progress: Arc<Progr
             }
         }
     }
+    let device_io: Vec<(String, DiskCounts)> = files
+        .iter()
+        .zip(&devices)
+        .filter(|(_, d)| d.is_some())
+        .map(|(f, _)| f.path.display().to_string())
+        .zip(engine.disk_counts().iter().copied())
+        .collect();
     drop(engine);
     let elapsed_ns = t0.elapsed().as_nanos() as u64;
     let ru1 = thread_rusage().unwrap_or_default();
@@ -543,5 +554,6 @@ pub fn run_prepared(p: Prepared, terminate: Arc<AtomicBool>, progress: Arc<Progr
         notes: Vec::new(),
         log: end.log,
         setup_failed: false,
+        device_io,
     }
 }

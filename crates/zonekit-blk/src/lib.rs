@@ -13,7 +13,7 @@ mod sys;
 
 pub use clock::{Clock, RealClock};
 pub use engine::{
-    Completion, Ddir, DeviceEngineConfig, Engine, EngineConfig, EngineError, Io, Queued, open_device_engine,
-    open_engine,
+    Completion, Ddir, DeviceEngineConfig, DiskCounts, Engine, EngineConfig, EngineError, Io, Queued,
+    open_device_engine, open_engine,
 };
 pub use sys::buf::{AlignedBuf, page_size};

@@ -163,6 +163,12 @@ fn the_guides_scenarios_in_order_on_one_persistent_smr_disk() {
     assert_eq!(r.issued(), Some([0, 4096, 0]), "scenario 1: 4096 writes\n{}", r.text());
     assert_eq!(r.zone_resets(), Some(0), "scenario 1\n{}", r.text());
     assert!(r.depths().starts_with("1=0.1%, 2=0.1%, 4=0.1%, 8=99.8%"), "scenario 1 depths: {}", r.depths());
+    // The disk's own statistics, as fio prints /dev/sdd's (no timing model yet: no time spent).
+    assert!(
+        r.out.contains("Disk stats (read/write):\n  sdd: ios=0/4096, merge=0/0, ticks=0/0, in_queue=0, util=0.00%\n"),
+        "scenario 1 disk stats\n{}",
+        r.text()
+    );
     for z in 524..528 {
         assert_eq!(disk.zone_state(z), ("full".to_string(), (z + 1) * ZONE_SECTORS), "scenario 1: zone {z}");
     }
@@ -208,6 +214,11 @@ fn the_guides_scenarios_in_order_on_one_persistent_smr_disk() {
     assert!(
         !r.out.contains("READ:") && !r.out.contains("read:") && r.issued().is_none(),
         "scenario 5: no read I/O\n{}",
+        r.text()
+    );
+    assert!(
+        r.out.contains("  sdd: ios=0/0, merge=0/0, ticks=0/0, in_queue=0, util=0.00%"),
+        "scenario 5: disk stats of zero\n{}",
         r.text()
     );
 

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use zonekit_core::{DeviceError, ZoneOp, ZonedDevice};
 
-use super::{Completion, Ddir, Engine, EngineError, Io, Queued, check_len};
+use super::{Completion, Ddir, DiskCounts, Engine, EngineError, Io, Queued, check_len};
 use crate::clock::RealClock;
 use crate::sys::buf::SlotBuffers;
 
@@ -57,6 +57,8 @@ pub struct DeviceEngine {
     /// Served by the device, not yet reaped.
     done: VecDeque<Completion>,
     clock: RealClock,
+    /// What each device did (reads and writes that succeeded).
+    counts: Vec<DiskCounts>,
 }
 
 impl DeviceEngine {
@@ -73,7 +75,6 @@ impl DeviceEngine {
         let bufs = SlotBuffers::new(depth, config.buffer_size, 4096)
             .map_err(|source| EngineError::Setup { engine: "device", source })?;
         Ok(DeviceEngine {
-            devices,
             bufs,
             sync: config.sync,
             depth,
@@ -81,6 +82,8 @@ impl DeviceEngine {
             queued: Vec::with_capacity(depth),
             done: VecDeque::with_capacity(depth),
             clock: config.clock,
+            counts: vec![DiskCounts::default(); devices.len()],
+            devices,
         })
     }
 
@@ -100,7 +103,13 @@ impl DeviceEngine {
                 let buf = &mut slot[..len];
                 let r = if io.ddir == Ddir::Read { dev.read_at(sector, buf) } else { dev.write_at(sector, buf) };
                 match r {
-                    Ok(()) => io.len as i32,
+                    Ok(()) => {
+                        let d = usize::from(io.ddir == Ddir::Write);
+                        let c = &mut self.counts[io.file as usize];
+                        c.ios[d] += 1;
+                        c.sectors[d] += u64::from(io.len) >> 9;
+                        io.len as i32
+                    }
                     Err(e) => neg(e),
                 }
             }
@@ -165,6 +174,10 @@ impl Engine for DeviceEngine {
         Ok(n)
     }
 
+    fn disk_counts(&self) -> &[DiskCounts] {
+        &self.counts
+    }
+
     fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
         let n = min.min(self.done.len());
         if n == 0 {
@@ -225,11 +238,13 @@ mod tests {
         let mut zones = Vec::new();
         dev.report_zones(zone >> 9, 1, &mut zones).unwrap();
         assert_eq!(zones[0].wp, (zone + 16384) >> 9);
+        assert_eq!(e.disk_counts(), &[DiskCounts { ios: [0, 4], sectors: [0, 32], ..DiskCounts::default() }]);
         // Read back what slot 2 wrote.
         assert_eq!(e.queue(&io(2, Ddir::Read, zone + 8192, 4096)), Queued::Queued);
         e.commit().unwrap();
         e.getevents(1, &mut out).unwrap();
         assert!(e.buffer(2)[..4096].iter().all(|&b| b == 3));
+        assert_eq!(e.disk_counts()[0].ios, [1, 4], "the read counts");
     }
 
     #[test]
@@ -248,5 +263,6 @@ mod tests {
         assert_eq!(e.queue(&io(0, Ddir::ZoneReset, 0, zone as u32)), Queued::Completed(-Errno::EREMOTEIO.0));
         assert_eq!(e.queue(&io(0, Ddir::Sync, 0, 0)), Queued::Completed(0));
         assert_eq!(e.queue(&Io { file: 3, ..io(0, Ddir::Read, 0, 512) }), Queued::Completed(-libc::EBADF));
+        assert_eq!(e.disk_counts()[0].ios, [0, 1], "only the write that succeeded counts");
     }
 }

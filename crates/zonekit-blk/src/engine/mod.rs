@@ -221,6 +221,40 @@ pub trait Engine: Send {
     /// how many were appended. `min` is capped at the number of I/Os committed and not yet reaped,
     /// so this never waits for an I/O that was not committed.
     fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize>;
+
+    /// What the devices this engine serves in process did, per file of its table, as the
+    /// kernel counts it in `/sys/block/<dev>/stat` (empty for engines over the kernel, whose
+    /// devices the kernel counts itself).
+    fn disk_counts(&self) -> &[DiskCounts] {
+        &[]
+    }
+}
+
+/// One device's counters, as the kernel keeps them for a block device (`/sys/block/<dev>/stat`):
+/// commands completed and sectors moved per direction (read, write), time spent on them, and
+/// time busy. A device without a timing model spends no time: its times stay 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DiskCounts {
+    /// Reads and writes completed.
+    pub ios: [u64; 2],
+    /// Sectors read and written.
+    pub sectors: [u64; 2],
+    /// Nanoseconds spent reading and writing (summed over commands).
+    pub ticks_ns: [u64; 2],
+    /// Nanoseconds with at least one command in progress.
+    pub busy_ns: u64,
+}
+
+impl DiskCounts {
+    /// Add `other`'s counts (the same device, seen by another engine).
+    pub fn add(&mut self, other: &DiskCounts) {
+        for d in 0..2 {
+            self.ios[d] += other.ios[d];
+            self.sectors[d] += other.sectors[d];
+            self.ticks_ns[d] += other.ticks_ns[d];
+        }
+        self.busy_ns += other.busy_ns;
+    }
 }
 
 /// The engines zonekit has, by fio's name.
