@@ -274,44 +274,47 @@ impl ZoneJob {
     /// fio's `zbd_find_zone`: the nearest zone after `zb` (and, for random jobs, before it)
     /// with at least `min_bytes` below its write pointer, returned locked.
     async fn find_zone<Q: JobIo>(&self, min_bytes: u64, zb: u32, q: &mut Q) -> Option<u32> {
-        let f = &self.file;
         let zl = i64::from(self.max_zone);
         let zf = i64::from(self.min_zone);
         let (mut z1, mut z2) = (i64::from(zb) + 1, i64::from(zb) - 1);
         while z1 < zl || z2 >= zf {
-            let readable = |z: u32| {
-                let s = f.lock();
-                let st = &s.zones[z as usize];
-                (st.cond != ZoneCond::Offline, f.start(z) + min_bytes <= st.wp)
-            };
-            if z1 < zl && readable(z1 as u32).0 {
-                let z = z1 as u32;
-                if f.has_wp(z) {
-                    self.zone_lock(z, q).await;
-                }
-                if readable(z).1 {
+            if z1 < zl && self.online(z1 as u32) {
+                if let Some(z) = self.lock_if_readable(z1 as u32, min_bytes, q).await {
                     return Some(z);
-                }
-                if f.has_wp(z) {
-                    f.unlock(z);
                 }
             } else if !self.random {
                 break;
             }
-            if self.random && z2 >= zf && readable(z2 as u32).0 {
-                let z = z2 as u32;
-                if f.has_wp(z) {
-                    self.zone_lock(z, q).await;
-                }
-                if readable(z).1 {
-                    return Some(z);
-                }
-                if f.has_wp(z) {
-                    f.unlock(z);
-                }
+            if self.random
+                && z2 >= zf
+                && self.online(z2 as u32)
+                && let Some(z) = self.lock_if_readable(z2 as u32, min_bytes, q).await
+            {
+                return Some(z);
             }
             z1 += 1;
             z2 -= 1;
+        }
+        None
+    }
+
+    /// Whether zone `z` is not offline.
+    fn online(&self, z: u32) -> bool {
+        self.file.lock().zones[z as usize].cond != ZoneCond::Offline
+    }
+
+    /// Zone `z`, locked, if it has at least `min_bytes` below its write pointer once locked
+    /// (`zbd_find_zone`'s test of one candidate).
+    async fn lock_if_readable<Q: JobIo>(&self, z: u32, min_bytes: u64, q: &mut Q) -> Option<u32> {
+        let f = &self.file;
+        if f.has_wp(z) {
+            self.zone_lock(z, q).await;
+        }
+        if f.start(z) + min_bytes <= f.lock().zones[z as usize].wp {
+            return Some(z);
+        }
+        if f.has_wp(z) {
+            f.unlock(z);
         }
         None
     }
