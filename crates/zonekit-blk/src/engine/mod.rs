@@ -67,6 +67,16 @@ fn hand_back(min: usize, events: &mut Vec<Completion>, in_flight: &mut [bool], o
     n
 }
 
+/// [`Engine::buffer`] of the engines that complete I/Os themselves and keep one in-flight flag
+/// per slot (`null`, `vsync`, the in-process device engine).
+///
+/// # Panics
+/// If the slot does not exist or its I/O is in flight.
+fn idle_slot_buffer<'a>(bufs: &'a mut SlotBuffers, in_flight: &[bool], tag: u32) -> &'a mut [u8] {
+    assert!(!in_flight.get(tag as usize).copied().unwrap_or(false), "slot {tag} is in flight");
+    bufs.get_mut(tag as usize).expect("slot out of range")
+}
+
 /// Data direction of an I/O (fio's `ddir`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Ddir {

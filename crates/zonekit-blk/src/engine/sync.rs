@@ -208,8 +208,7 @@ impl Engine for Vsync {
     }
 
     fn buffer(&mut self, tag: u32) -> &mut [u8] {
-        assert!(!self.in_flight.get(tag as usize).copied().unwrap_or(false), "slot {tag} is in flight");
-        self.bufs.get_mut(tag as usize).expect("slot out of range")
+        super::idle_slot_buffer(&mut self.bufs, &self.in_flight, tag)
     }
 
     fn queue(&mut self, io: &Io) -> Queued {
