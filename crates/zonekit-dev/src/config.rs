@@ -76,7 +76,7 @@ impl GeometrySpec {
             Limits { max_open, max_active: self.max_active, max_append_sectors: zone_size }.normalized(&geometry)?;
         Ok(DeviceConfig {
             personality: self.personality,
-            description: format!("emulated {} device", self.personality.description()),
+            description: format!("emulated {}", self.personality.description()),
             vendor: "zonekit".into(),
             geometry,
             limits,
