@@ -99,9 +99,16 @@ fn after_crash(z: &Zone) -> Zone {
     Zone { cond, ..*z }
 }
 
-/// Put zones in every condition; returns the device.
+/// Put zones in every condition, flushed; returns the device.
 fn populate(dir: &Path, personality: Personality) -> EmulatedDevice {
     let d = create_dir(dir, &config(personality, 512), DataMode::Files).unwrap();
+    put_every_condition(&d);
+    d.flush().unwrap();
+    d
+}
+
+/// The writes and zone commands of [`populate`], without its flush.
+fn put_every_condition(d: &EmulatedDevice) {
     // Conventional: a write inside zone 0 and one spanning zones 0 and 1.
     d.write_at(8, &data(1, 8 * KIB)).unwrap();
     d.write_at(sector(1) - 2, &data(2, 4 * KIB)).unwrap();
@@ -122,8 +129,6 @@ fn populate(dir: &Path, personality: Personality) -> EmulatedDevice {
     d.zone_mgmt(ZoneOp::Open, sector(9), ZONE / 512).unwrap();
     d.write_at(sector(9), &data(9, 4 * KIB)).unwrap();
     d.zone_mgmt(ZoneOp::Finish, sector(10), ZONE / 512).unwrap();
-    d.flush().unwrap();
-    d
 }
 
 #[test]
@@ -603,23 +608,7 @@ fn data_none_keeps_zone_state_in_sparse_files_and_no_data() {
         let with_data = populate(&tmp.path().join("files"), personality);
         let d = create_dir(&dir, &config(personality, 512), DataMode::None).unwrap();
         assert!(!d.info().keeps_data, "{personality}");
-        // The same operations as `populate`.
-        d.write_at(8, &data(1, 8 * KIB)).unwrap();
-        d.write_at(sector(1) - 2, &data(2, 4 * KIB)).unwrap();
-        d.write_at(sector(2), &data(3, 16 * KIB)).unwrap();
-        d.write_at(sector(3), &data(4, 8 * KIB)).unwrap();
-        d.zone_mgmt(ZoneOp::Close, sector(3), ZONE / 512).unwrap();
-        d.write_at(sector(4), &data(5, 8 * KIB)).unwrap();
-        d.zone_mgmt(ZoneOp::Finish, sector(4), ZONE / 512).unwrap();
-        d.write_at(sector(5), &data(6, CAP)).unwrap();
-        d.write_at(sector(6), &data(7, 4 * KIB)).unwrap();
-        d.set_zone_cond(6, ZoneCond::ReadOnly).unwrap();
-        d.write_at(sector(7), &data(8, 4 * KIB)).unwrap();
-        d.set_zone_cond(7, ZoneCond::Offline).unwrap();
-        d.zone_mgmt(ZoneOp::Open, sector(8), ZONE / 512).unwrap();
-        d.zone_mgmt(ZoneOp::Open, sector(9), ZONE / 512).unwrap();
-        d.write_at(sector(9), &data(9, 4 * KIB)).unwrap();
-        d.zone_mgmt(ZoneOp::Finish, sector(10), ZONE / 512).unwrap();
+        put_every_condition(&d);
         let before = report(&d);
         assert_eq!(before, report(&with_data), "{personality}: the same zone state as with data");
         let crashed = tmp.path().join("crashed");
