@@ -259,11 +259,17 @@ fn monitor(m: Monitor) {
     }
 }
 
+/// Whether a job's error message was recorded as fio's `td_verror` records one (`file:…, func=…`
+/// or `func=…`), rather than being a whole line already (`io_u error on file …`).
+fn is_td_verror(msg: &str) -> bool {
+    msg.starts_with("func=") || msg.starts_with("file:")
+}
+
 fn verror(errno: i32, msg: &str) -> String {
     let text = zonekit_core::Errno(errno).description().map(str::to_string).unwrap_or_else(|| format!("errno {errno}"));
     if msg.starts_with("io_u error") {
         format!("file:io_u.c:1845, func=io_u error, error={text}")
-    } else if msg.starts_with("func=") || msg.starts_with("file:") {
+    } else if is_td_verror(msg) {
         format!("{msg}, error={text}")
     } else {
         format!("func={msg}, error={text}")
@@ -355,11 +361,7 @@ fn check_targets(jobs: &[BenchJob], devices: &mut crate::target::Devices) -> Res
 /// The line for a job's error: fio's `pid=…, err=…/file:…, func=…` for an error recorded as
 /// fio's `td_verror` does (`file:` and `func=` messages), the message itself otherwise.
 fn verror_line(pid: u32, errno: i32, msg: &str) -> String {
-    if msg.starts_with("func=") || msg.starts_with("file:") {
-        format!("pid={pid}, err={errno}/{}", verror(errno, msg))
-    } else {
-        msg.to_string()
-    }
+    if is_td_verror(msg) { format!("pid={pid}, err={errno}/{}", verror(errno, msg)) } else { msg.to_string() }
 }
 
 /// The zones of every zoned target of the run, in blkzone's format (`--zone-report-out`): a
