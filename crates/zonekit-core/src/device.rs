@@ -145,6 +145,18 @@ pub trait BlockIo {
     fn close(&self) -> DeviceResult<()> {
         Ok(())
     }
+
+    /// A fresh instance of the device's timing model (the drive at rest), if it has one.
+    fn timing_model(&self) -> Option<Box<dyn crate::timing::TimingModel>> {
+        None
+    }
+
+    /// Sectors of `sectors` from `sector` that a read takes from the media: those below the write
+    /// pointers, and all of them in conventional zones (what a timing model charges for).
+    fn media_sectors(&self, sector: u64, sectors: u64) -> u64 {
+        let _ = sector;
+        sectors
+    }
 }
 
 /// A zoned device: every capability, usable from several threads.

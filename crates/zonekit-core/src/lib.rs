@@ -11,6 +11,7 @@ pub mod error;
 pub mod geometry;
 pub mod personality;
 pub mod state;
+pub mod timing;
 pub mod units;
 pub mod zone;
 
@@ -22,5 +23,6 @@ pub use personality::{ConventionalWp, EvictionPolicy, Personality, ResourceCheck
 pub use state::{
     Action, Counters, EvictionState, Failed, INVALID_WP, MgmtTarget, ReadSegment, Transition, ZoneOp, ZoneTable,
 };
+pub use timing::{Command, CommandKind, Done, Param, TimingModel};
 pub use units::{SECTOR_SHIFT, SECTOR_SIZE};
 pub use zone::{Zone, ZoneCond, ZoneType};
