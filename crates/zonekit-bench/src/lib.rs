@@ -3,17 +3,13 @@
 pub mod cli;
 pub mod cmdline;
 pub mod error;
-pub mod exec;
-pub mod executor;
 pub mod job;
 pub mod jobfile;
 pub mod options;
 pub mod output;
-pub mod plan;
 pub mod process;
 pub mod rng;
 pub mod run;
-pub mod runner;
 pub mod stats;
 pub mod target;
 pub mod workload;

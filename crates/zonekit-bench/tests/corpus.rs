@@ -102,8 +102,10 @@ fn fio_examples() {
         if let Ok(inv) = parse_args(std::slice::from_ref(&arg), &env) {
             // Engines that only run on zonekit's own devices are refused for the files named.
             let targets = inv.jobs.iter().try_for_each(|j| {
-                let names: Vec<String> =
-                    zonekit_bench::plan::file_paths(&j.options, 0).iter().map(|p| p.display().to_string()).collect();
+                let names: Vec<String> = zonekit_bench::run::sizing::file_paths(&j.options, 0)
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect();
                 zonekit_bench::target::Devices::new().check_job(&j.options, &names)
             });
             match inv.check_runnable() {

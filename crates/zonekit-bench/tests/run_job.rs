@@ -1,9 +1,9 @@
 //! A job clone run end to end on real files, with each engine.
 
 use std::sync::Arc;
-use zonekit_bench::exec::Progress;
 use zonekit_bench::options::job::{JobOptions, RwMode, SizeSpec};
-use zonekit_bench::runner::{JobRun, run_job};
+use zonekit_bench::run::io_loop::Progress;
+use zonekit_bench::run::job_thread::{JobRun, run_job};
 
 fn job(dir: &std::path::Path, rw: RwMode, engine: &str, depth: u32) -> JobOptions {
     let mut o = JobOptions { name: "t".into(), ..JobOptions::default() };
@@ -16,7 +16,7 @@ fn job(dir: &std::path::Path, rw: RwMode, engine: &str, depth: u32) -> JobOption
     o
 }
 
-fn run(o: JobOptions) -> zonekit_bench::runner::JobOutcome {
+fn run(o: JobOptions) -> zonekit_bench::run::job_thread::JobOutcome {
     let r = JobRun { opts: Arc::new(o), jobnum: 0, thread_number: 1, groupid: 0 };
     run_job(r, Arc::default(), Arc::new(Progress::default()), Arc::new(|_: &str| {}))
 }

@@ -1,15 +1,25 @@
 //! A whole run (fio's `run_threads`): the header lines, the groups in order (every clone of a
 //! group on its own thread; `stonewall` groups one after the other), SIGINT/SIGTERM, the live
 //! status line, and the report in each requested format.
+//!
+//! - [`sizing`]: from a job's options to its files, sizes, workload and loop configuration;
+//! - [`job_thread`]: one job clone, from its setup to its outcome;
+//! - [`io_loop`]: a job's I/O loop (fio's `do_io`);
+//! - [`executor`]: running a job's `async` loop on its own thread.
 
-use crate::exec::Progress;
+pub mod executor;
+pub mod io_loop;
+pub mod job_thread;
+pub mod sizing;
+
 use crate::options::job::JobOptions;
 use crate::output::disk::DiskUtilTracker;
 use crate::output::eta::{EtaLine, EtaStatus, JobState};
 use crate::output::normal::{JobHeader, numjobs_continuation, starting_line, version_line};
 use crate::output::report::DiskUtilReport;
 use crate::output::{JobInfo, JobReport, OutputFormats, RunReport, version_string};
-use crate::runner::{JobOutcome, JobRun, NoteSink, Prepared, SetupCtx, prepare_job, run_prepared};
+use crate::run::io_loop::Progress;
+use crate::run::job_thread::{JobOutcome, JobRun, NoteSink, Prepared, SetupCtx, prepare_job, run_prepared};
 use crate::stats::JobStats;
 use std::io::Write;
 use std::path::PathBuf;
@@ -352,7 +362,8 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], elapsed_sec: i64) -> Vec<
 /// cannot be used, as one line and its exit code.
 fn check_targets(jobs: &[BenchJob], devices: &mut crate::target::Devices) -> Result<(), (String, i32)> {
     for j in jobs {
-        let names: Vec<String> = crate::plan::file_paths(&j.opts, 0).iter().map(|p| p.display().to_string()).collect();
+        let names: Vec<String> =
+            crate::run::sizing::file_paths(&j.opts, 0).iter().map(|p| p.display().to_string()).collect();
         devices.check_job(&j.opts, &names).map_err(|e| (e.message, if e.usage { 2 } else { 1 }))?;
     }
     Ok(())
@@ -471,7 +482,7 @@ pub fn execute(
     // zonekit's own devices are not block devices: they report their own statistics below.
     let files: Vec<PathBuf> = clones
         .iter()
-        .flat_map(|c| crate::plan::file_paths(&c.run.opts, c.run.jobnum))
+        .flat_map(|c| crate::run::sizing::file_paths(&c.run.opts, c.run.jobnum))
         .filter(|p| !crate::target::is_device_spec(&p.to_string_lossy()))
         .collect();
     let mut disks = DiskUtilTracker::new(&files);

@@ -3,9 +3,9 @@
 //! files out), then, on its own thread, opening its files or devices and its engine, waiting
 //! `startdelay`, the I/O loop, `end_fsync`, cpu usage, its logs, `unlink`.
 
-use crate::exec::{JobLoop, Progress};
 use crate::options::job::{JobOptions, SizeSpec, ZoneMode};
-use crate::plan::{self, FileInfo, PlannedFile};
+use crate::run::io_loop::{JobLoop, Progress};
+use crate::run::sizing::{self, FileInfo, PlannedFile};
 use crate::stats::{CpuTimes, JobStats, ThreadStats, log::LogKind, sys::thread_rusage};
 use crate::target::{Devices, device_engine_is_sync, is_device_spec};
 use crate::workload::{Workload, ZoneModeSpec};
@@ -94,7 +94,7 @@ impl Prepared {
 }
 
 fn fail(run: &JobRun, started: SystemTime, errno: i32, msg: String) -> JobOutcome {
-    let mut stats = ThreadStats::new(&plan::stats_config(&run.opts)).finish(0, 0, CpuTimes::default());
+    let mut stats = ThreadStats::new(&sizing::stats_config(&run.opts)).finish(0, 0, CpuTimes::default());
     stats.error = errno;
     stats.first_error = errno;
     JobOutcome {
@@ -174,9 +174,9 @@ fn size_bytes(s: SizeSpec) -> u64 {
 /// files laid out. A clone that cannot run comes back as its outcome.
 pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<Prepared, Box<JobOutcome>> {
     let started = SystemTime::now();
-    let seed = plan::job_seed(&run.opts, run.thread_number);
+    let seed = sizing::job_seed(&run.opts, run.thread_number);
     let job_id = run.thread_number - 1;
-    let paths = plan::file_paths(&run.opts, run.jobnum);
+    let paths = sizing::file_paths(&run.opts, run.jobnum);
     let mut infos = Vec::with_capacity(paths.len());
     let mut devices = Vec::with_capacity(paths.len());
     let mut targets = Vec::with_capacity(paths.len());
@@ -258,7 +258,7 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
     if zone_size > 0 && opts.zonemode == ZoneMode::Zbd {
         opts.zonesize = zone_size;
     }
-    let mut files = match plan::plan_files(&opts, run.jobnum, &paths, &infos) {
+    let mut files = match sizing::plan_files(&opts, run.jobnum, &paths, &infos) {
         Ok(f) => f,
         Err(msg) => return Err(Box::new(fail(&run, started, libc::EINVAL, msg))),
     };
@@ -284,7 +284,7 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
             opts.rw.writes(),
             opts.overwrite,
             opts.file_append,
-            plan::max_block_size(&opts) as usize,
+            sizing::max_block_size(&opts) as usize,
         );
         spec.allow_create = opts.allow_file_create;
         spec.fsync = opts.create_fsync;
@@ -295,7 +295,7 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
                 if zero {
                     buf.fill(0);
                 } else {
-                    crate::exec::fill_random(&mut rng, buf);
+                    crate::run::io_loop::fill_random(&mut rng, buf);
                 }
                 crate::process::received().is_none()
             };
@@ -393,7 +393,7 @@ pub fn run_prepared(p: Prepared, terminate: Arc<AtomicBool>, progress: Arc<Progr
             // One slot per iodepth even when synchronous: the job loop fills every slot's buffer
             // (fio allocates iodepth io_us whatever the engine).
             depth: opts.iodepth.max(1),
-            buffer_size: plan::max_block_size(&opts) as usize,
+            buffer_size: sizing::max_block_size(&opts) as usize,
             sync,
             clock,
         };
@@ -446,7 +446,7 @@ pub fn run_prepared(p: Prepared, terminate: Arc<AtomicBool>, progress: Arc<Progr
         }
         let config = EngineConfig {
             depth: opts.iodepth.max(1),
-            buffer_size: plan::max_block_size(&opts) as usize,
+            buffer_size: sizing::max_block_size(&opts) as usize,
             buffer_align: 4096,
             files: fds,
             options: opts.engine_options.clone(),
@@ -459,7 +459,7 @@ pub fn run_prepared(p: Prepared, terminate: Arc<AtomicBool>, progress: Arc<Progr
         Err(e) => return fail(&run, started, libc::EINVAL, e.to_string()),
     };
 
-    let delay = plan::start_delay(&opts, seed);
+    let delay = sizing::start_delay(&opts, seed);
     if !delay.is_zero() {
         let until = Instant::now() + delay;
         while Instant::now() < until && !terminate.load(Ordering::Relaxed) {
@@ -467,7 +467,7 @@ pub fn run_prepared(p: Prepared, terminate: Arc<AtomicBool>, progress: Arc<Progr
         }
     }
 
-    let mut wspec = plan::workload_spec(&opts, &files, seed);
+    let mut wspec = sizing::workload_spec(&opts, &files, seed);
     wspec.zone_mode = zone_mode_spec(&opts);
     if engine.is_sync() {
         // fio counts a pass's bytes only for I/Os its engine queues (io_queue_event): with a
@@ -475,19 +475,19 @@ pub fn run_prepared(p: Prepared, terminate: Arc<AtomicBool>, progress: Arc<Progr
         wspec.pass_bytes = u64::MAX;
     }
     let mut workload = Workload::new(wspec);
-    let stats_cfg = plan::stats_config(&opts);
+    let stats_cfg = sizing::stats_config(&opts);
     let mut stats = ThreadStats::new(&stats_cfg);
     for _ in 0..setup_resets {
         stats.zone_reset();
     }
-    let mut loop_cfg = plan::loop_config(&opts, &files, seed);
+    let mut loop_cfg = sizing::loop_config(&opts, &files, seed);
     loop_cfg.job_id = run.thread_number - 1;
     let ru0 = thread_rusage().unwrap_or_default();
     let t0 = Instant::now();
     let started = SystemTime::now();
     let lp =
         JobLoop::new(engine.as_mut(), &mut workload, &mut stats, loop_cfg, terminate.clone(), progress, clock, zones);
-    let end = crate::executor::block_on(lp.run());
+    let end = crate::run::executor::block_on(lp.run());
     let mut error = end.error;
     if opts.end_fsync && opts.rw.writes() {
         for (h, f) in handles.iter().zip(&files) {

@@ -9,7 +9,7 @@
 //! `lat` from preparation to completion.
 //!
 //! The loop is an `async` function: it waits only where the zone policy waits (for a zone another
-//! job holds), which [`crate::executor::block_on`] turns into parking the job's thread.
+//! job holds), which [`crate::run::executor::block_on`] turns into parking the job's thread.
 
 use crate::rng::Rng;
 use crate::stats::{Ddir as StatDdir, ThreadStats};
@@ -936,7 +936,7 @@ mod tests {
             RealClock::new(),
             vec![None],
         );
-        let end = crate::executor::block_on(lp.run());
+        let end = crate::run::executor::block_on(lp.run());
         let js = st.finish(end.io_runtime_ns, end.io_runtime_ns, Default::default());
         (js, end)
     }

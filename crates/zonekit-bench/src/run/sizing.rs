@@ -3,8 +3,8 @@
 //! workload, the statistics configuration and the loop configuration. Pure, given what the file
 //! system says about each file.
 
-use crate::exec::{BufferFill, ErrorPolicy, LoopConfig};
 use crate::options::job::{JobOptions, RandomDistribution, RwSequencer, SizeSpec};
+use crate::run::io_loop::{BufferFill, ErrorPolicy, LoopConfig};
 use crate::stats::{PercentileList, StatsConfig, log::LogConfig};
 use crate::workload::{BlockSizes, Distribution, FileRange, WorkloadSpec, ZoneModeSpec};
 use std::path::PathBuf;
