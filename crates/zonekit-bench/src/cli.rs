@@ -83,6 +83,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         global_options: inv.json_global_options().into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
         stdout_is_tty: inv.output.is_none() && crate::process::isatty(1),
         zone_report_out: inv.zone_report_out.clone(),
+        clock: inv.clock,
     };
     let sink: Box<dyn Write + Send> = match &inv.output {
         Some(path) => match std::fs::File::create(path) {

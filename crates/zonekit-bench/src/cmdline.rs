@@ -109,6 +109,8 @@ pub struct Invocation {
     /// `--zone-report-out=FILE` (zonekit's own): write the zones of every zoned target after the
     /// run, in blkzone's format.
     pub zone_report_out: Option<PathBuf>,
+    /// `--clock=sim|real` (zonekit's own): the clock of a run on devices with a timing model.
+    pub clock: crate::run::ClockChoice,
 }
 
 impl Invocation {
@@ -180,6 +182,11 @@ pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
         "zone-report-out",
         Arg::Required,
         "zonekit: write every zoned target's zones after the run to this file, in blkzone's format",
+    ),
+    (
+        "clock",
+        Arg::Required,
+        "zonekit: sim or real, the clock of a run on devices with a timing model (default: sim when every job runs on one; real paces each completion at the model's time)",
     ),
 ];
 
@@ -292,6 +299,7 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
         showcmd: Vec::new(),
         notes: Vec::new(),
         zone_report_out: None,
+        clock: crate::run::ClockChoice::Auto,
     };
     let mut cmd_sections: Vec<CmdSection> = vec![CmdSection { job: None, entries: Vec::new() }];
     let mut skipping = false;
@@ -537,6 +545,13 @@ fn run_option(
                 return Err(bad("needs a file name"));
             }
             inv.zone_report_out = Some(PathBuf::from(arg));
+        }
+        "clock" => {
+            inv.clock = match arg {
+                "sim" => crate::run::ClockChoice::Sim,
+                "real" => crate::run::ClockChoice::Real,
+                _ => return Err(bad("expected sim or real")),
+            }
         }
         "server" | "daemonize" | "client" | "remote-config" => {
             return Err(BenchError::Usage(format!("--{name}: fio's client/server mode is not supported by zonekit")));

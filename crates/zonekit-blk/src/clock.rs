@@ -14,17 +14,63 @@
 //! 50 ns with the TSC and 150 ns without — next to ≈ 2.5–3 µs for a 4 KiB `pwrite` on tmpfs here.
 //! Figures from `cargo bench -p zonekit-blk -- clock`.
 //!
-//! The simulated clock of emulated devices comes later; both implement [`Clock`].
+//! The simulated clock of emulated devices with a timing model is [`crate::sim::SimClock`]; both
+//! implement [`Clock`], and code that runs on either is generic over it (statically dispatched,
+//! so a read of the real clock stays one `rdtsc`).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::OnceLock;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use crate::sys::tsc::rdtsc;
 
-/// A source of monotonic time in nanoseconds.
-pub trait Clock {
+/// A source of monotonic time in nanoseconds, and a way to wait for a moment of it.
+pub trait Clock: Clone + Send + Sync + 'static {
     /// Nanoseconds since this clock's origin; never decreases.
     fn now_ns(&self) -> u64;
+
+    /// A future that is ready once the clock reads `t_ns` or later: the real clock sleeps the
+    /// thread (pacing), the simulated one lets its scheduler run other work and jump to `t_ns`.
+    fn sleep_until(&self, t_ns: u64) -> impl Future<Output = ()> + Send + '_;
+
+    /// Whether this clock is simulated (time moves only when every job waits).
+    fn is_simulated(&self) -> bool {
+        false
+    }
+
+    /// This clock as a [`RealClock`] (the same time base), when it is one: engines over the kernel
+    /// stamp their completions with it.
+    fn as_real(&self) -> Option<RealClock> {
+        None
+    }
+}
+
+/// [`RealClock::sleep_until`]: the thread sleeps (the last 100 µs spinning) when first polled.
+#[derive(Debug)]
+pub struct RealSleep<'a> {
+    clock: &'a RealClock,
+    until: u64,
+}
+
+impl Future for RealSleep<'_> {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
+        loop {
+            let now = self.clock.now_ns();
+            if now >= self.until {
+                return Poll::Ready(());
+            }
+            let left = self.until - now;
+            if left > 150_000 {
+                std::thread::sleep(Duration::from_nanos(left - 100_000));
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    }
 }
 
 /// The TSC's rate, measured once: nanoseconds per tick as a 32.32 fixed-point factor.
@@ -138,6 +184,14 @@ impl Clock for RealClock {
     #[inline]
     fn now_ns(&self) -> u64 {
         RealClock::now_ns(self)
+    }
+
+    fn sleep_until(&self, t_ns: u64) -> impl Future<Output = ()> + Send + '_ {
+        RealSleep { clock: self, until: t_ns }
+    }
+
+    fn as_real(&self) -> Option<RealClock> {
+        Some(*self)
     }
 }
 

@@ -2,18 +2,21 @@
 //!
 //! Requests and completions, the I/O engines that carry them out ([`engine`]: psync / sync /
 //! pvsync / pvsync2 / vsync, io_uring, libaio on Linux native AIO, null), aligned buffers
-//! ([`AlignedBuf`]), opening and laying out job files ([`file`]), and the clock ([`clock`]).
+//! ([`AlignedBuf`]), opening and laying out job files ([`file`]), the real clock ([`clock`]) and
+//! simulated time with its discrete-event scheduler ([`sim`]).
 //!
 //! All `unsafe` code is in the private `sys` module, behind the safe types exported here.
 
 pub mod clock;
 pub mod engine;
 pub mod file;
+pub mod sim;
 mod sys;
 
 pub use clock::{Clock, RealClock};
 pub use engine::{
-    Completion, Ddir, DeviceEngineConfig, DiskCounts, Engine, EngineConfig, EngineError, Io, Queued,
+    Completion, Ddir, DeviceEngineConfig, DeviceTiming, DiskCounts, Engine, EngineConfig, EngineError, Io, Queued,
     open_device_engine, open_engine,
 };
+pub use sim::{Scheduler, SimClock};
 pub use sys::buf::{AlignedBuf, page_size};

@@ -19,6 +19,12 @@ pub fn document(report: &RunReport, plus: bool) -> Json {
     root.add_u("timestamp", report.timestamp);
     root.add_u("timestamp_ms", report.timestamp_ms);
     root.add_s("time", report.time.as_str());
+    if let Some(c) = &report.clock {
+        let mut z = Json::object();
+        z.add_s("clock", c.clock);
+        z.add_s("model", c.model.as_str());
+        root.add("zonekit", z);
+    }
     if !report.global_options.is_empty() {
         root.add("global options", options(&report.global_options));
     }

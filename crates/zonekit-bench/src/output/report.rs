@@ -512,6 +512,18 @@ pub struct RunReport {
     pub disk_util: Vec<DiskUtilReport>,
     /// `terse_version` (3 by default; 2, 4 and 5 are also printed as fio does).
     pub terse_version: u32,
+    /// What timed the run when a drive model did (JSON's top-level `"zonekit"` object; fio has
+    /// none): the clock (`sim` or `real`) and the model's name.
+    pub clock: Option<ClockReport>,
+}
+
+/// The clock of a run on devices with a timing model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClockReport {
+    /// `sim` (simulated time) or `real` (real time, paced at the model's speed).
+    pub clock: &'static str,
+    /// The timing models, by name (several when jobs use different drives), joined with `, `.
+    pub model: String,
 }
 
 /// This crate's version string as the reports print it: `zonekit-<version>`.
@@ -536,6 +548,7 @@ impl RunReport {
             groups,
             disk_util,
             terse_version: 3,
+            clock: None,
         }
     }
 

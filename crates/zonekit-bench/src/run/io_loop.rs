@@ -8,8 +8,12 @@
 //! `commit` that sent it, `clat` from there to its completion (the time the engine stamps on it),
 //! `lat` from preparation to completion.
 //!
-//! The loop is an `async` function: it waits only where the zone policy waits (for a zone another
-//! job holds), which [`crate::run::executor::block_on`] turns into parking the job's thread.
+//! The loop is an `async` function, generic over the clock: it waits where the zone policy waits
+//! (for a zone another job holds) and, on a device with a timing model, for the completions the
+//! model gives ([`Engine::next_event`]: the clock sleeps until then). On a thread
+//! ([`crate::run::executor::block_on`]) a wait parks the thread or sleeps in real time (pacing);
+//! in the simulated-time driver ([`crate::run::sim`]) it yields to the event loop, which moves
+//! the simulated clock.
 
 use crate::rng::Rng;
 use crate::stats::{Ddir as StatDdir, ThreadStats};
@@ -18,7 +22,7 @@ use crate::zbd::{Decision, JobIo, ZoneIo, ZoneJob};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
-use zonekit_blk::clock::RealClock;
+use zonekit_blk::clock::Clock;
 use zonekit_blk::{Completion, Ddir, Engine, Io, Queued};
 
 /// How a job fills its write buffers (`zero_buffers`, `refill_buffers`, `scramble_buffers`).
@@ -137,6 +141,8 @@ struct Slot {
     start: u64,
     issue: u64,
     zone: Option<u32>,
+    /// Holds a zone reset that the engine queued.
+    reset: bool,
 }
 
 /// An I/O ready to be issued: where it goes, and the zone it holds locked (`zonemode=zbd`).
@@ -177,12 +183,12 @@ impl ZoneHooks for Hooks<'_> {
 
 /// The engine side of a job: slots, in-flight accounting, completion and statistics. The zone
 /// policy drives it through [`JobIo`] (draining it, resetting zones).
-struct Core<'a> {
+struct Core<'a, C: Clock> {
     engine: &'a mut dyn Engine,
     stats: &'a mut ThreadStats,
     cfg: LoopConfig,
     progress: Arc<Progress>,
-    clock: RealClock,
+    clock: C,
     /// Offset of the statistics epoch from the clock's origin (moves at the end of the ramp).
     epoch_ns: u64,
     ramping: bool,
@@ -197,9 +203,11 @@ struct Core<'a> {
     zones: Arc<[Option<ZoneJob>]>,
     progress_every: u32,
     since_progress: u32,
+    /// The result of a zone reset an engine queued (a timed device), once it completed.
+    reset_result: Option<i32>,
 }
 
-impl Core<'_> {
+impl<C: Clock> Core<'_, C> {
     #[inline]
     fn now(&self) -> u64 {
         self.clock.now_ns()
@@ -246,8 +254,21 @@ impl Core<'_> {
         self.pending.clear();
     }
 
-    /// Wait for at least `min` completions (0: take what is ready) and complete them.
-    fn reap(&mut self, min: usize) {
+    /// Wait for at least `min` completions (0: take what is ready) and complete them. An engine
+    /// whose completions follow a timing model hands back what is done by now: the clock sleeps
+    /// until its next event, as often as it takes.
+    async fn reap(&mut self, min: usize) {
+        let mut got = self.reap_ready(min);
+        while got < min && self.inflight > 0 && self.error.is_none() {
+            let Some(t) = self.engine.next_event() else { break };
+            let t = t.max(self.now() + 1);
+            self.clock.sleep_until(t).await;
+            got += self.reap_ready(min - got);
+        }
+    }
+
+    /// Complete what the engine hands back for `getevents(min)`; returns how many.
+    fn reap_ready(&mut self, min: usize) -> usize {
         self.reaped.clear();
         let mut reaped = std::mem::take(&mut self.reaped);
         match self.engine.getevents(min, &mut reaped) {
@@ -258,12 +279,13 @@ impl Core<'_> {
                 // Nothing more can be reaped reliably: give up on what is in flight.
                 self.inflight = 0;
                 self.reaped = reaped;
-                return;
+                return 0;
             }
         }
+        let n = reaped.len();
         if reaped.is_empty() {
             self.reaped = reaped;
-            return;
+            return 0;
         }
         if !self.ramping {
             self.stats.completed(reaped.len() as u32);
@@ -272,6 +294,9 @@ impl Core<'_> {
             let slot = std::mem::take(&mut self.slots[c.tag as usize]);
             self.inflight -= 1;
             self.free.push(c.tag);
+            if slot.reset {
+                self.reset_result = Some(c.result);
+            }
             if let Some(io) = slot.io {
                 if let Some(z) = slot.zone
                     && let Some(zj) = self.zone_of(&io)
@@ -282,6 +307,7 @@ impl Core<'_> {
             }
         }
         self.reaped = reaped;
+        n
     }
 
     fn complete(&mut self, io: NextIo, res: i64, start: u64, issue: u64, done: u64) {
@@ -349,7 +375,7 @@ impl Core<'_> {
     }
 }
 
-impl JobIo for Core<'_> {
+impl<C: Clock> JobIo for Core<'_, C> {
     fn job_id(&self) -> u32 {
         self.cfg.job_id
     }
@@ -364,8 +390,11 @@ impl JobIo for Core<'_> {
         }
         while self.inflight > 0 {
             let before = self.inflight;
-            self.reap(1);
-            if self.inflight == before && self.error.is_some() {
+            self.reap(1).await;
+            if self.inflight == before {
+                if self.error.is_none() {
+                    self.error = Some((libc::EIO, "io_u error: an in-flight I/O never completed".into()));
+                }
                 break;
             }
         }
@@ -384,24 +413,31 @@ impl JobIo for Core<'_> {
                     if !self.pending.is_empty() {
                         self.commit();
                     } else if self.inflight > 0 {
-                        self.reap(1);
+                        let before = self.inflight;
+                        self.reap(1).await;
+                        if self.inflight == before {
+                            return -libc::EIO;
+                        }
                     } else {
                         return -libc::EBUSY;
                     }
                 }
                 Queued::Queued => {
-                    // An engine that queues resets: wait for this one.
+                    // An engine that queues resets (a timed device): the reset holds its slot
+                    // until it completes, and what else completes meanwhile completes as usual.
+                    self.free.retain(|&f| f != tag);
+                    self.slots[tag as usize] = Slot { reset: true, ..Slot::default() };
+                    self.inflight += 1;
+                    self.reset_result = None;
                     let _ = self.engine.commit();
-                    let mut out = Vec::new();
-                    loop {
-                        out.clear();
-                        if self.engine.getevents(1, &mut out).is_err() || out.is_empty() {
+                    while self.reset_result.is_none() {
+                        let before = self.inflight;
+                        self.reap(1).await;
+                        if self.inflight == before {
                             return -libc::EIO;
                         }
-                        if let Some(c) = out.iter().find(|c| c.tag == tag) {
-                            return c.result;
-                        }
                     }
+                    return self.reset_result.take().unwrap_or(-libc::EIO);
                 }
             }
         }
@@ -421,8 +457,8 @@ impl JobIo for Core<'_> {
 }
 
 /// The state of one running job.
-pub struct JobLoop<'a> {
-    core: Core<'a>,
+pub struct JobLoop<'a, C: Clock> {
+    core: Core<'a, C>,
     workload: &'a mut Workload,
     terminate: Arc<AtomicBool>,
     rng: Rng,
@@ -435,7 +471,7 @@ pub struct JobLoop<'a> {
     retry: Option<Issue>,
 }
 
-impl<'a> JobLoop<'a> {
+impl<'a, C: Clock> JobLoop<'a, C> {
     /// A job loop over `engine`, timed by `clock` (the clock the engine stamps completions with),
     /// with the zone policy of each file (`None` for a file without zones).
     #[allow(clippy::too_many_arguments)]
@@ -446,9 +482,9 @@ impl<'a> JobLoop<'a> {
         cfg: LoopConfig,
         terminate: Arc<AtomicBool>,
         progress: Arc<Progress>,
-        clock: RealClock,
+        clock: C,
         zones: Vec<Option<ZoneJob>>,
-    ) -> JobLoop<'a> {
+    ) -> JobLoop<'a, C> {
         let depth = cfg.depth.max(1);
         let ramping = !cfg.ramp.is_zero();
         progress.state.store(if ramping { 1 } else { 2 }, Ordering::Relaxed);
@@ -483,6 +519,7 @@ impl<'a> JobLoop<'a> {
                 zones: zones.into(),
                 progress_every: 64,
                 since_progress: 0,
+                reset_result: None,
                 cfg,
             },
             workload,
@@ -548,7 +585,7 @@ impl<'a> JobLoop<'a> {
                     || self.retry.is_some()
                     || self.core.error.is_some();
                 let min = if must_wait { self.core.cfg.batch_complete_min.max(1) as usize } else { 0 };
-                self.core.reap(min);
+                self.core.reap(min).await;
             }
         }
         if let Some(r) = self.retry.take() {
@@ -661,7 +698,7 @@ impl<'a> JobLoop<'a> {
         let io = issue.io;
         if io.dir == Dir::Trim
             && let Some(zj) = self.core.zone_of(&io).cloned()
-            && let Some(r) = zj.trim(&Core::zone_io(&io), &mut self.core).await
+            && let Some(r) = zj.trim(&Core::<C>::zone_io(&io), &mut self.core).await
         {
             return Queued::Completed(r.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32);
         }
@@ -672,7 +709,7 @@ impl<'a> JobLoop<'a> {
     /// What submission does to the zone the I/O holds (fio's `zbd_queue_io`).
     fn zone_queued(&self, issue: &Issue, queued: bool, res: i32) {
         if let (Some(z), Some(zj)) = (issue.zone, self.core.zone_of(&issue.io)) {
-            zj.queued(&Core::zone_io(&issue.io), z, queued, res < 0, self.core.cfg.job_id);
+            zj.queued(&Core::<C>::zone_io(&issue.io), z, queued, res < 0, self.core.cfg.job_id);
         }
     }
 
@@ -713,18 +750,26 @@ impl<'a> JobLoop<'a> {
         let io = issue.io;
         self.prepare(0, &io);
         let start = self.core.now();
-        let res = match self.submit(0, &issue).await {
-            Queued::Completed(r) => r,
+        let (res, at) = match self.submit(0, &issue).await {
+            Queued::Completed(r) => (r, None),
             Queued::Queued | Queued::Busy => {
-                // An engine that is not really synchronous: commit and wait for it.
+                // An engine that is not really synchronous (a timed device): commit and wait.
                 let _ = self.core.engine.commit();
-                self.core.reaped.clear();
-                let _ = self.core.engine.getevents(1, &mut self.core.reaped);
-                self.core.reaped.first().map_or(-libc::EIO, |c| c.result)
+                loop {
+                    self.core.reaped.clear();
+                    let _ = self.core.engine.getevents(1, &mut self.core.reaped);
+                    if !self.core.reaped.is_empty() {
+                        break;
+                    }
+                    let Some(t) = self.core.engine.next_event() else { break };
+                    let t = t.max(self.core.now() + 1);
+                    self.core.clock.sleep_until(t).await;
+                }
+                self.core.reaped.first().map_or((-libc::EIO, None), |c| (c.result, Some(c.at_ns)))
             }
         };
         self.zone_queued(&issue, false, res);
-        let done = self.core.now();
+        let done = at.unwrap_or_else(|| self.core.now());
         self.first_io_hints(&io, res);
         self.count_issue(io.dir);
         if !self.core.ramping {
@@ -768,7 +813,7 @@ impl<'a> JobLoop<'a> {
                     self.zone_queued(&issue, true, 0);
                     let c = &mut self.core;
                     c.free.pop();
-                    c.slots[tag as usize] = Slot { io: Some(io), start, issue: start, zone: issue.zone };
+                    c.slots[tag as usize] = Slot { io: Some(io), start, issue: start, zone: issue.zone, reset: false };
                     c.pending.push(tag);
                     c.inflight += 1;
                     self.count_issue(io.dir);
@@ -933,7 +978,7 @@ mod tests {
             cfg(depth),
             Arc::default(),
             Arc::default(),
-            RealClock::new(),
+            zonekit_blk::RealClock::new(),
             vec![None],
         );
         let end = crate::run::executor::block_on(lp.run());

@@ -14,9 +14,9 @@ use std::fs::File;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 use zonekit_blk::file::{self, FileType, LayoutSpec, OpenSpec, SyncMode};
-use zonekit_blk::{DeviceEngineConfig, DiskCounts, EngineConfig, RealClock};
+use zonekit_blk::{Clock, DeviceEngineConfig, DeviceTiming, DiskCounts, EngineConfig, RealClock};
 use zonekit_core::ZonedDevice;
 
 /// One clone of a job, ready to run.
@@ -84,12 +84,31 @@ pub struct Prepared {
     zones: Vec<Option<ZoneJob>>,
     /// Zones reset at setup to keep the write set within its limit.
     setup_resets: u64,
+    /// The timing of each file's device, when the run uses the devices' timing models.
+    timing: Vec<Option<Arc<DeviceTiming>>>,
 }
 
 impl Prepared {
     /// The clone.
     pub fn run(&self) -> &JobRun {
         &self.run
+    }
+
+    /// The devices the clone works on (one per file; `None` for a path).
+    pub fn devices(&self) -> &[Option<Arc<dyn ZonedDevice>>] {
+        &self.devices
+    }
+
+    /// Time the clone's devices with their models: `timing` gives each device's shared timing
+    /// by the name the job gives it.
+    pub fn set_timing(&mut self, timing: impl Fn(&str) -> Option<Arc<DeviceTiming>>) {
+        self.timing = self
+            .files
+            .iter()
+            .zip(&self.devices)
+            .filter(|(_, d)| d.is_some())
+            .map(|(f, _)| timing(&f.path.display().to_string()))
+            .collect();
     }
 }
 
@@ -349,7 +368,7 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
             Err(e) => return Err(Box::new(setup_failed(&run, e, note))),
         }
     }
-    Ok(Prepared { run, opts: Arc::new(opts), seed, files, devices, zones, setup_resets })
+    Ok(Prepared { run, opts: Arc::new(opts), seed, files, devices, zones, setup_resets, timing: Vec::new() })
 }
 
 /// The zone rules of a job's workload.
@@ -371,19 +390,27 @@ fn zone_mode_spec(opts: &JobOptions) -> ZoneModeSpec {
 pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>, note: NoteSink) -> JobOutcome {
     let mut ctx = SetupCtx::default();
     match prepare_job(run, &mut ctx, &note) {
-        Ok(p) => run_prepared(p, terminate, progress, note),
+        Ok(p) => crate::run::executor::block_on(run_prepared(p, RealClock::new(), terminate, progress, note)),
         Err(o) => *o,
     }
 }
 
-/// Run a prepared clone to the end on the current thread. Never panics on bad input: problems
-/// end the clone with an error.
-pub fn run_prepared(p: Prepared, terminate: Arc<AtomicBool>, progress: Arc<Progress>, _note: NoteSink) -> JobOutcome {
-    let Prepared { run, opts, seed, files, devices, zones, setup_resets } = p;
+/// Run a prepared clone to the end on `clock`: on its own thread in real time, as a task of the
+/// event loop in simulated time. Never panics on bad input: problems end the clone with an error.
+pub async fn run_prepared<C: Clock>(
+    p: Prepared,
+    clock: C,
+    terminate: Arc<AtomicBool>,
+    progress: Arc<Progress>,
+    _note: NoteSink,
+) -> JobOutcome {
+    let Prepared { run, opts, seed, files, devices, zones, setup_resets, timing } = p;
     let started = SystemTime::now();
     progress.pid.store(u64::from(crate::process::gettid()), Ordering::Relaxed);
     let on_devices = devices.iter().any(Option::is_some);
-    let clock = RealClock::new();
+    // Engines over the kernel stamp completions with the real clock, on `clock`'s time base (a
+    // simulated run has none of them).
+    let real = clock.as_real().unwrap_or_default();
 
     // Open the files (or the devices) and the engine.
     let mut handles = Vec::new();
@@ -395,7 +422,8 @@ pub fn run_prepared(p: Prepared, terminate: Arc<AtomicBool>, progress: Arc<Progr
             depth: opts.iodepth.max(1),
             buffer_size: sizing::max_block_size(&opts) as usize,
             sync,
-            clock,
+            clock: clock.clone(),
+            timing,
         };
         zonekit_blk::open_device_engine(devices.iter().flatten().cloned().collect(), config)
     } else {
@@ -450,7 +478,7 @@ pub fn run_prepared(p: Prepared, terminate: Arc<AtomicBool>, progress: Arc<Progr
             buffer_align: 4096,
             files: fds,
             options: opts.engine_options.clone(),
-            clock,
+            clock: real,
         };
         zonekit_blk::open_engine(&opts.ioengine, config)
     };
@@ -461,9 +489,9 @@ pub fn run_prepared(p: Prepared, terminate: Arc<AtomicBool>, progress: Arc<Progr
 
     let delay = sizing::start_delay(&opts, seed);
     if !delay.is_zero() {
-        let until = Instant::now() + delay;
-        while Instant::now() < until && !terminate.load(Ordering::Relaxed) {
-            std::thread::sleep(std::time::Duration::from_millis(5).min(until - Instant::now()));
+        let until = clock.now_ns() + delay.as_nanos() as u64;
+        while clock.now_ns() < until && !terminate.load(Ordering::Relaxed) {
+            clock.sleep_until(until.min(clock.now_ns() + 5_000_000)).await;
         }
     }
 
@@ -483,11 +511,19 @@ pub fn run_prepared(p: Prepared, terminate: Arc<AtomicBool>, progress: Arc<Progr
     let mut loop_cfg = sizing::loop_config(&opts, &files, seed);
     loop_cfg.job_id = run.thread_number - 1;
     let ru0 = thread_rusage().unwrap_or_default();
-    let t0 = Instant::now();
+    let t0 = clock.now_ns();
     let started = SystemTime::now();
-    let lp =
-        JobLoop::new(engine.as_mut(), &mut workload, &mut stats, loop_cfg, terminate.clone(), progress, clock, zones);
-    let end = crate::run::executor::block_on(lp.run());
+    let lp = JobLoop::new(
+        engine.as_mut(),
+        &mut workload,
+        &mut stats,
+        loop_cfg,
+        terminate.clone(),
+        progress,
+        clock.clone(),
+        zones,
+    );
+    let end = lp.run().await;
     let mut error = end.error;
     if opts.end_fsync && opts.rw.writes() {
         for (h, f) in handles.iter().zip(&files) {
@@ -511,7 +547,7 @@ pub fn run_prepared(p: Prepared, terminate: Arc<AtomicBool>, progress: Arc<Progr
         .zip(engine.disk_counts().iter().copied())
         .collect();
     drop(engine);
-    let elapsed_ns = t0.elapsed().as_nanos() as u64;
+    let elapsed_ns = clock.now_ns().saturating_sub(t0);
     let ru1 = thread_rusage().unwrap_or_default();
     let cpu = CpuTimes::between(&ru0, &ru1);
     let ramp = opts.ramp_time.as_nanos() as u64;

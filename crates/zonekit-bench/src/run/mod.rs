@@ -5,11 +5,14 @@
 //! - [`sizing`]: from a job's options to its files, sizes, workload and loop configuration;
 //! - [`job_thread`]: one job clone, from its setup to its outcome;
 //! - [`io_loop`]: a job's I/O loop (fio's `do_io`);
-//! - [`executor`]: running a job's `async` loop on its own thread.
+//! - [`executor`]: running a job's `async` loop on its own thread;
+//! - [`sim`]: the run's clock, and the simulated-time driver (every clone of a group in one event
+//!   loop).
 
 pub mod executor;
 pub mod io_loop;
 pub mod job_thread;
+pub mod sim;
 pub mod sizing;
 
 use crate::options::job::JobOptions;
@@ -20,12 +23,14 @@ use crate::output::report::DiskUtilReport;
 use crate::output::{JobInfo, JobReport, OutputFormats, RunReport, version_string};
 use crate::run::io_loop::Progress;
 use crate::run::job_thread::{JobOutcome, JobRun, NoteSink, Prepared, SetupCtx, prepare_job, run_prepared};
+use crate::run::sim::{ClockPlan, run_groups_sim};
 use crate::stats::JobStats;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use zonekit_blk::{Clock, RealClock};
 
 /// One job as given (before `numjobs` cloning).
 #[derive(Debug, Clone)]
@@ -71,6 +76,21 @@ pub struct RunSettings {
     /// `--zone-report-out=FILE`: the zones of every zoned target after the run, in blkzone's
     /// format.
     pub zone_report_out: Option<PathBuf>,
+    /// `--clock`: simulated or real time for devices with a timing model.
+    pub clock: ClockChoice,
+}
+
+/// `--clock=sim|real`: which clock times a run on zonekit's devices with a timing model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClockChoice {
+    /// Simulated when every job runs on devices with a timing model, real otherwise.
+    #[default]
+    Auto,
+    /// Simulated: every job must run on devices with a timing model.
+    Sim,
+    /// Real time: a device with a timing model completes each command no earlier than its model
+    /// says (the job feels the drive's latencies).
+    Real,
 }
 
 /// What a run produced: the text of the report, and the exit code.
@@ -116,7 +136,7 @@ pub fn header_text(jobs: &[BenchJob]) -> String {
     s
 }
 
-struct Clone_ {
+pub(crate) struct Clone_ {
     name: String,
     run: JobRun,
     progress: Arc<Progress>,
@@ -137,24 +157,44 @@ fn running_state(o: &JobOptions, p: &Progress) -> JobState {
     }
 }
 
-/// The monitor: SIGINT/SIGTERM, the ETA line, until told to stop.
-struct Monitor {
+/// The monitor: SIGINT/SIGTERM, `--status-interval` reports and the ETA line. On its own thread
+/// in real time ([`monitor_thread`]); called by the event loop each time simulated time moves.
+pub(crate) struct Monitor {
     clones: Arc<Vec<Clone_>>,
     terminate: Arc<AtomicBool>,
-    done: Arc<AtomicBool>,
     out: Arc<Mutex<Box<dyn Write + Send>>>,
     eta: bool,
-    eta_newline: Option<Duration>,
     status_interval: Option<Duration>,
     formats: OutputFormats,
+    line: EtaLine,
+    last_status_ms: u64,
+    last_eta_ms: u64,
+    last_bytes: [u64; 3],
+    last_ios: [u64; 3],
+    announced: bool,
+    /// Snapshots were asked for and are collected at the next tick (simulated time: the jobs
+    /// run on the monitor's thread, so it cannot wait for them).
+    status_pending: bool,
 }
 
-/// `--status-interval`: ask every running job for its numbers and print a full report of them.
-fn status_report(m: &Monitor, begun: Instant) {
-    let running: Vec<usize> =
-        (0..m.clones.len()).filter(|&i| m.clones[i].progress.state.load(Ordering::Relaxed) == 2).collect();
-    for &i in &running {
-        m.clones[i].progress.snapshot_wanted.store(true, Ordering::Relaxed);
+/// The clones that are running (past their ramp).
+fn running_clones(clones: &[Clone_]) -> Vec<usize> {
+    (0..clones.len()).filter(|&i| clones[i].progress.state.load(Ordering::Relaxed) == 2).collect()
+}
+
+/// Ask every running clone for a snapshot of its numbers.
+fn ask_snapshots(clones: &[Clone_]) {
+    for i in running_clones(clones) {
+        clones[i].progress.snapshot_wanted.store(true, Ordering::Relaxed);
+    }
+}
+
+/// `--status-interval`: print a full report of the running jobs' numbers so far: asked for now
+/// and waited for (`wait`, jobs on their threads), or asked for at the previous tick.
+fn status_report(m: &Monitor, elapsed_sec: u64, wait: bool) {
+    let running = running_clones(&m.clones);
+    if wait {
+        ask_snapshots(&m.clones);
     }
     let deadline = Instant::now() + Duration::from_millis(500);
     let mut entries = Vec::new();
@@ -171,7 +211,7 @@ fn status_report(m: &Monitor, begun: Instant) {
                 });
                 break;
             }
-            if Instant::now() >= deadline || p.state.load(Ordering::Relaxed) != 2 {
+            if !wait || Instant::now() >= deadline || p.state.load(Ordering::Relaxed) != 2 {
                 break;
             }
             std::thread::sleep(Duration::from_millis(2));
@@ -180,7 +220,7 @@ fn status_report(m: &Monitor, begun: Instant) {
     if entries.is_empty() {
         return;
     }
-    let mut report = RunReport::new(build_reports(&m.clones, &entries, begun.elapsed().as_secs() as i64), Vec::new());
+    let mut report = RunReport::new(build_reports(&m.clones, &entries, elapsed_sec as i64), Vec::new());
     report.stamp_now();
     let text = crate::output::render(&report, m.formats);
     if let Ok(mut w) = m.out.lock() {
@@ -189,44 +229,71 @@ fn status_report(m: &Monitor, begun: Instant) {
     }
 }
 
-fn monitor(m: Monitor) {
-    let Monitor { ref clones, ref terminate, ref done, ref out, eta, eta_newline, status_interval, .. } = m;
-    let mut last_status = Instant::now();
-    let begun = Instant::now();
-    let mut line = EtaLine::new(eta_newline.map(|d| d.as_millis() as u64));
-    let mut last_eta = Instant::now();
-    let mut last_bytes = [0u64; 3];
-    let mut last_ios = [0u64; 3];
-    let mut announced = false;
-    while !done.load(Ordering::Relaxed) {
-        std::thread::sleep(Duration::from_millis(10));
+impl Monitor {
+    fn new(
+        clones: Arc<Vec<Clone_>>,
+        terminate: Arc<AtomicBool>,
+        out: Arc<Mutex<Box<dyn Write + Send>>>,
+        eta: bool,
+        settings: &RunSettings,
+    ) -> Monitor {
+        Monitor {
+            clones,
+            terminate,
+            out,
+            eta,
+            status_interval: settings.status_interval,
+            formats: settings.formats,
+            line: EtaLine::new(settings.eta_newline.map(|d| d.as_millis() as u64)),
+            last_status_ms: 0,
+            last_eta_ms: 0,
+            last_bytes: [0; 3],
+            last_ios: [0; 3],
+            announced: false,
+            status_pending: false,
+        }
+    }
+
+    /// Another look at the jobs at `now_ms` since the run began. `wait`: the jobs run on other
+    /// threads, and a status report may wait for their snapshots.
+    fn tick(&mut self, now_ms: u64, wait: bool) {
         if let Some(sig) = crate::process::received()
-            && !announced
+            && !self.announced
         {
-            announced = true;
-            terminate.store(true, Ordering::Relaxed);
-            if let Ok(mut w) = out.lock() {
+            self.announced = true;
+            self.terminate.store(true, Ordering::Relaxed);
+            if let Ok(mut w) = self.out.lock() {
                 let _ = writeln!(w, "\nzonekit: terminating on signal {sig}");
                 let _ = w.flush();
             }
         }
-        if let Some(iv) = status_interval
-            && last_status.elapsed() >= iv
+        if self.status_pending {
+            self.status_pending = false;
+            status_report(self, now_ms / 1000, false);
+        }
+        if let Some(iv) = self.status_interval
+            && now_ms.saturating_sub(self.last_status_ms) >= iv.as_millis() as u64
         {
-            last_status = Instant::now();
-            status_report(&m, begun);
+            self.last_status_ms = now_ms;
+            if wait {
+                status_report(self, now_ms / 1000, true);
+            } else {
+                ask_snapshots(&self.clones);
+                self.status_pending = true;
+            }
         }
-        if !eta || last_eta.elapsed() < Duration::from_secs(1) {
-            continue;
+        if !self.eta || now_ms.saturating_sub(self.last_eta_ms) < 1000 {
+            return;
         }
-        let dt = last_eta.elapsed().as_secs_f64();
-        last_eta = Instant::now();
+        let dt = (now_ms - self.last_eta_ms) as f64 / 1000.0;
+        self.last_eta_ms = now_ms;
+        let elapsed_sec = now_ms / 1000;
         let mut st = EtaStatus::default();
         let mut letters = String::new();
         let mut bytes = [0u64; 3];
         let mut ios = [0u64; 3];
         let mut eta_sec: Option<u64> = Some(0);
-        for c in clones.iter() {
+        for c in self.clones.iter() {
             let state = running_state(&c.run.opts, &c.progress);
             letters.push(state.letter());
             if matches!(state, JobState::Running { .. } | JobState::Ramp) {
@@ -238,7 +305,7 @@ fn monitor(m: Monitor) {
                 let o = &c.run.opts;
                 let left = match o.runtime {
                     Some(r) if o.time_based || !r.is_zero() => {
-                        Some((r + o.ramp_time).as_secs().saturating_sub(begun.elapsed().as_secs()))
+                        Some((r + o.ramp_time).as_secs().saturating_sub(elapsed_sec))
                     }
                     _ => None,
                 };
@@ -253,20 +320,109 @@ fn monitor(m: Monitor) {
             }
         }
         for d in 0..3 {
-            st.rate_kib[d] = ((bytes[d] - last_bytes[d].min(bytes[d])) as f64 / dt / 1024.0) as u64;
-            st.iops[d] = ((ios[d] - last_ios[d].min(ios[d])) as f64 / dt) as u64;
+            st.rate_kib[d] = ((bytes[d] - self.last_bytes[d].min(bytes[d])) as f64 / dt / 1024.0) as u64;
+            st.iops[d] = ((ios[d] - self.last_ios[d].min(ios[d])) as f64 / dt) as u64;
         }
-        last_bytes = bytes;
-        last_ios = ios;
+        self.last_bytes = bytes;
+        self.last_ios = ios;
         st.run_str = letters;
         st.eta_sec = eta_sec;
-        st.elapsed_sec = begun.elapsed().as_secs();
-        let text = line.format(&st, begun.elapsed().as_millis() as u64);
-        if let Ok(mut w) = out.lock() {
+        st.elapsed_sec = elapsed_sec;
+        let text = self.line.format(&st, now_ms);
+        if let Ok(mut w) = self.out.lock() {
             let _ = w.write_all(text.as_bytes());
             let _ = w.flush();
         }
     }
+}
+
+/// The monitor on its own thread, every 10 ms of real time, until `done`.
+fn monitor_thread(mut m: Monitor, done: Arc<AtomicBool>) {
+    let begun = Instant::now();
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(10));
+        m.tick(begun.elapsed().as_millis() as u64, true);
+    }
+}
+
+/// `wait_for`: the clones of the job that `c` starts after.
+fn waitees(clones: &[Clone_], c: &Clone_) -> Vec<Arc<Progress>> {
+    match &c.run.opts.wait_for {
+        Some(w) => {
+            clones.iter().filter(|o| &o.name == w || &o.run.opts.name == w).map(|o| o.progress.clone()).collect()
+        }
+        None => Vec::new(),
+    }
+}
+
+/// Wait, 1 ms at a time on `clock`, until every one of `waitees` has finished or the run is
+/// terminated.
+async fn wait_for_jobs<C: Clock>(clock: &C, waitees: &[Arc<Progress>], terminate: &AtomicBool) {
+    while !waitees.iter().all(|w| w.finished.load(Ordering::Relaxed)) && !terminate.load(Ordering::Relaxed) {
+        clock.sleep_until(clock.now_ns() + 1_000_000).await;
+    }
+}
+
+/// Run the groups in order, every clone of a group on its own thread in real time. Returns the
+/// outcomes (by clone index), how many threads failed, and the nanoseconds the run took.
+fn run_groups_threads(
+    clones: &Arc<Vec<Clone_>>,
+    prepared: &mut [Option<Prepared>],
+    monitor: Monitor,
+    terminate: &Arc<AtomicBool>,
+    note: &NoteSink,
+    err: &mut dyn Write,
+) -> (Vec<(usize, JobOutcome)>, u32, u64) {
+    let done = Arc::new(AtomicBool::new(false));
+    let mon = {
+        let d = done.clone();
+        std::thread::Builder::new().name("zonekit-monitor".into()).spawn(move || monitor_thread(monitor, d)).ok()
+    };
+    let begun = Instant::now();
+    let mut outcomes = Vec::new();
+    let mut thread_failures = 0u32;
+    let last_group = clones.iter().map(|c| c.run.groupid).max().unwrap_or(0);
+    for g in 0..=last_group {
+        if terminate.load(Ordering::Relaxed) {
+            break;
+        }
+        let mut handles = Vec::new();
+        for (i, c) in clones.iter().enumerate().filter(|(_, c)| c.run.groupid == g) {
+            let Some(p) = prepared[i].take() else { continue };
+            let (t, pr, n) = (terminate.clone(), c.progress.clone(), note.clone());
+            let wait = waitees(clones, c);
+            let name = format!("{}-{}", c.run.opts.name, c.run.jobnum);
+            let body = move || {
+                let clock = RealClock::new();
+                crate::run::executor::block_on(async {
+                    wait_for_jobs(&clock, &wait, &t).await;
+                    let o = run_prepared(p, clock, t, pr.clone(), n).await;
+                    pr.finished.store(true, Ordering::Relaxed);
+                    o
+                })
+            };
+            match std::thread::Builder::new().name(name).spawn(body) {
+                Ok(h) => handles.push((i, h)),
+                Err(e) => {
+                    let _ = writeln!(err, "zonekit: cannot start a job thread: {e}");
+                }
+            }
+        }
+        for (i, h) in handles {
+            match h.join() {
+                Ok(o) => outcomes.push((i, o)),
+                Err(_) => {
+                    thread_failures += 1;
+                    let _ = writeln!(err, "zonekit: a job thread failed");
+                }
+            }
+        }
+    }
+    done.store(true, Ordering::Relaxed);
+    if let Some(m) = mon {
+        let _ = m.join();
+    }
+    (outcomes, thread_failures, begun.elapsed().as_nanos() as u64)
 }
 
 /// Whether a job's error message was recorded as fio's `td_verror` records one (`file:…, func=…`
@@ -456,11 +612,21 @@ pub fn execute(
         let _ = writeln!(err, "zonekit: {msg}");
         return RunResult { exit_code: code };
     }
+    let clock_plan = match ClockPlan::new(jobs, &ctx.devices, settings.clock) {
+        Ok(p) => p,
+        Err(msg) => {
+            let _ = writeln!(err, "zonekit: {msg}");
+            return RunResult { exit_code: 2 };
+        }
+    };
     let out = Arc::new(Mutex::new(out));
     if settings.formats.normal
         && let Ok(mut w) = out.lock()
     {
         let _ = w.write_all(header_text(jobs).as_bytes());
+        if let Some(line) = clock_plan.line() {
+            let _ = writeln!(w, "{line}");
+        }
         let _ = w.flush();
     }
     crate::process::catch_terminating_signals();
@@ -524,81 +690,25 @@ pub fn execute(
         }
     }
 
+    for p in prepared.iter_mut().flatten() {
+        p.set_timing(|name| clock_plan.timings.get(name).cloned());
+    }
     let clones = Arc::new(clones);
     let terminate = Arc::new(AtomicBool::new(false));
-    let done = Arc::new(AtomicBool::new(false));
     let eta = match settings.eta {
         EtaMode::Always => true,
         EtaMode::Never => false,
         EtaMode::Auto => settings.stdout_is_tty && settings.formats.normal,
     };
-    let mon = {
-        let m = Monitor {
-            clones: clones.clone(),
-            terminate: terminate.clone(),
-            done: done.clone(),
-            out: out.clone(),
-            eta,
-            eta_newline: settings.eta_newline,
-            status_interval: settings.status_interval,
-            formats: settings.formats,
-        };
-        std::thread::Builder::new().name("zonekit-monitor".into()).spawn(move || monitor(m)).ok()
+    let monitor = Monitor::new(clones.clone(), terminate.clone(), out.clone(), eta, settings);
+    let (mut run_outcomes, thread_failures, elapsed_ns) = if clock_plan.sim {
+        run_groups_sim(&clones, &mut prepared, monitor, &terminate, &note, err)
+    } else {
+        run_groups_threads(&clones, &mut prepared, monitor, &terminate, &note, err)
     };
-
-    let begun = Instant::now();
-    let mut thread_failures = 0u32;
-    let last_group = clones.iter().map(|c| c.run.groupid).max().unwrap_or(0);
-    for g in 0..=last_group {
-        if terminate.load(Ordering::Relaxed) {
-            break;
-        }
-        let mut handles = Vec::new();
-        for (i, c) in clones.iter().enumerate().filter(|(_, c)| c.run.groupid == g) {
-            let Some(p) = prepared[i].take() else { continue };
-            let (t, pr, n) = (terminate.clone(), c.progress.clone(), note.clone());
-            // `wait_for`: the clones of the named job this one starts after.
-            let waitees: Vec<Arc<Progress>> = match &c.run.opts.wait_for {
-                Some(w) => clones
-                    .iter()
-                    .filter(|o| &o.name == w || &o.run.opts.name == w)
-                    .map(|o| o.progress.clone())
-                    .collect(),
-                None => Vec::new(),
-            };
-            let name = format!("{}-{}", c.run.opts.name, c.run.jobnum);
-            let body = move || {
-                while !waitees.iter().all(|w| w.finished.load(Ordering::Relaxed)) && !t.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                let done = pr.clone();
-                let o = run_prepared(p, t, pr, n);
-                done.finished.store(true, Ordering::Relaxed);
-                o
-            };
-            match std::thread::Builder::new().name(name).spawn(body) {
-                Ok(h) => handles.push((i, h)),
-                Err(e) => {
-                    let _ = writeln!(err, "zonekit: cannot start a job thread: {e}");
-                }
-            }
-        }
-        for (i, h) in handles {
-            match h.join() {
-                Ok(o) => outcomes.push((i, o)),
-                Err(_) => {
-                    thread_failures += 1;
-                    let _ = writeln!(err, "zonekit: a job thread failed");
-                }
-            }
-        }
-    }
-    done.store(true, Ordering::Relaxed);
-    if let Some(m) = mon {
-        let _ = m.join();
-    }
+    outcomes.append(&mut run_outcomes);
     disks.update();
-    let elapsed_sec = begun.elapsed().as_secs_f64().ceil() as i64;
+    let elapsed_sec = (elapsed_ns as f64 / 1e9).ceil() as i64;
 
     // Errors as fio logs them, then the report.
     // fio counts the jobs that failed, in their setup or as they ran.
@@ -634,9 +744,14 @@ pub fn execute(
     let used_files = outcomes.iter().any(|(_, o)| !o.files.is_empty() && o.run.opts.disk_util);
     let mut disk_reports = if used_files { disks.report() } else { Vec::new() };
     if used_files {
-        disk_reports.extend(device_disk_reports(outcomes.iter().map(|(_, o)| o), begun.elapsed()));
+        disk_reports.extend(device_disk_reports(
+            outcomes.iter().map(|(_, o)| o),
+            Duration::from_nanos(elapsed_ns),
+            |name| clock_plan.timings.get(name).map(|t| t.busy_ns()),
+        ));
     }
     let mut report = RunReport::new(reports, disk_reports);
+    report.clock = clock_plan.report();
     report.stamp_now();
     report.global_options = settings.global_options.clone();
     let text = crate::output::render(&report, settings.formats);
@@ -663,7 +778,11 @@ pub fn execute(
 /// device directory's name), its utilisation the share of the run's `elapsed` time it was busy.
 /// A device without a timing model spends no time, so its ticks, queue time and utilisation
 /// are 0.
-fn device_disk_reports<'a>(outcomes: impl Iterator<Item = &'a JobOutcome>, elapsed: Duration) -> Vec<DiskUtilReport> {
+fn device_disk_reports<'a>(
+    outcomes: impl Iterator<Item = &'a JobOutcome>,
+    elapsed: Duration,
+    busy_ns: impl Fn(&str) -> Option<u64>,
+) -> Vec<DiskUtilReport> {
     let mut by_name: Vec<(String, zonekit_blk::DiskCounts)> = Vec::new();
     for (name, c) in outcomes.flat_map(|o| o.device_io.iter()) {
         match by_name.iter_mut().find(|(n, _)| n == name) {
@@ -673,7 +792,10 @@ fn device_disk_reports<'a>(outcomes: impl Iterator<Item = &'a JobOutcome>, elaps
     }
     by_name
         .into_iter()
-        .map(|(name, c)| {
+        .map(|(name, mut c)| {
+            if let Some(b) = busy_ns(&name) {
+                c.busy_ns = b;
+            }
             let shown = match name.strip_prefix('@') {
                 Some(profile) => profile.to_string(),
                 None => {

@@ -13,20 +13,28 @@
 //! Each completion is stamped with the engine's clock when it is handed back. Zone resets run
 //! inline (`queue` completes them once nothing waits for a commit), as trims do on fio's
 //! asynchronous engines.
+//!
+//! A device with a timing model ([`DeviceTiming`], one per device per run, shared by every engine
+//! that uses the device) takes each command at commit on the engine's clock and completes it when
+//! its model says: `getevents` hands back what has completed by the clock's time, and
+//! [`Engine::next_event`] says when to look again (the caller sleeps until then: in simulated
+//! time the scheduler jumps there; in real time the thread sleeps, which paces the job at the
+//! drive's speed). Synchronous jobs queue every command and wait for it the same way; zone
+//! resets are commands too (queued when nothing else waits for a commit).
 
 use std::collections::VecDeque;
 use std::io;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use zonekit_core::{DeviceError, ZoneOp, ZonedDevice};
+use zonekit_core::{Command, CommandKind, DeviceError, Done, TimingModel, ZoneOp, ZonedDevice};
 
 use super::{Completion, Ddir, DiskCounts, Engine, EngineError, Io, Queued, check_len};
-use crate::clock::RealClock;
+use crate::clock::{Clock, RealClock};
 use crate::sys::buf::SlotBuffers;
 
 /// How to build a [`DeviceEngine`].
-#[derive(Debug, Clone, Copy)]
-pub struct DeviceEngineConfig {
+#[derive(Debug, Clone)]
+pub struct DeviceEngineConfig<C: Clock = RealClock> {
     /// Slots: the most I/Os in flight at once (`iodepth`), at least 1.
     pub depth: u32,
     /// Size of each slot's buffer (the largest block size of the job).
@@ -34,36 +42,172 @@ pub struct DeviceEngineConfig {
     /// Complete every I/O inside `queue` (the job's fio engine is synchronous).
     pub sync: bool,
     /// The clock completions are stamped with.
-    pub clock: RealClock,
+    pub clock: C,
+    /// The timing of each device (in the order of the devices), `None` for a device served
+    /// without one.
+    pub timing: Vec<Option<Arc<DeviceTiming>>>,
 }
 
 /// Build the in-process engine over `devices` (the job's files, in order).
-pub fn open_device_engine(
+pub fn open_device_engine<C: Clock>(
     devices: Vec<Arc<dyn ZonedDevice>>,
-    config: DeviceEngineConfig,
+    config: DeviceEngineConfig<C>,
 ) -> Result<Box<dyn Engine>, EngineError> {
     Ok(Box::new(DeviceEngine::new(devices, config)?))
 }
 
+/// A device's timing model during a run, shared by every engine that uses the device: what the
+/// model completed for each engine, and the device's own counters (commands, sectors, time spent,
+/// time busy).
+pub struct DeviceTiming {
+    state: Mutex<TimingState>,
+    model_name: String,
+}
+
+impl std::fmt::Debug for DeviceTiming {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceTiming").field("model", &self.model_name).finish()
+    }
+}
+
+struct TimingState {
+    model: Box<dyn TimingModel>,
+    /// The latest time the model was given (submissions never go back in time).
+    last: u64,
+    scratch: Vec<Done>,
+    /// Per engine: commands completed, not yet reaped (tag, time).
+    outboxes: Vec<VecDeque<(u32, u64)>>,
+    outstanding: u32,
+    busy_since: u64,
+    busy_ns: u64,
+}
+
+impl TimingState {
+    /// Run the model to `t` and sort what completed into the engines' outboxes.
+    fn run_to(&mut self, t: u64) {
+        let t = t.max(self.last);
+        self.last = t;
+        self.scratch.clear();
+        self.model.complete_until(t, &mut self.scratch);
+        for d in &self.scratch {
+            let (engine, tag) = ((d.id >> 32) as usize, d.id as u32);
+            if let Some(o) = self.outboxes.get_mut(engine) {
+                o.push_back((tag, d.at_ns));
+            }
+            self.outstanding = self.outstanding.saturating_sub(1);
+            if self.outstanding == 0 {
+                self.busy_ns += d.at_ns.saturating_sub(self.busy_since);
+            }
+        }
+    }
+}
+
+impl DeviceTiming {
+    /// The timing of a device whose model is `model` (fresh: the drive at rest at time 0 of the
+    /// clock that will drive it).
+    pub fn new(model: Box<dyn TimingModel>) -> DeviceTiming {
+        DeviceTiming {
+            model_name: model.name().to_string(),
+            state: Mutex::new(TimingState {
+                model,
+                last: 0,
+                scratch: Vec::new(),
+                outboxes: Vec::new(),
+                outstanding: 0,
+                busy_since: 0,
+                busy_ns: 0,
+            }),
+        }
+    }
+
+    /// The model's name.
+    pub fn model_name(&self) -> &str {
+        &self.model_name
+    }
+
+    /// Nanoseconds during which the device had at least one command (up to the last completion
+    /// handed out).
+    pub fn busy_ns(&self) -> u64 {
+        self.lock().busy_ns
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, TimingState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn register(&self) -> u32 {
+        let mut s = self.lock();
+        s.outboxes.push(VecDeque::new());
+        (s.outboxes.len() - 1) as u32
+    }
+
+    fn submit(&self, t: u64, cmd: Command) {
+        let mut s = self.lock();
+        s.run_to(t);
+        let t = s.last;
+        if s.outstanding == 0 {
+            s.busy_since = t;
+        }
+        s.outstanding += 1;
+        s.model.submit(t, cmd);
+    }
+
+    /// Run to `t` and move what completed for `engine` to `out` (tag, time).
+    fn take(&self, engine: u32, t: u64, out: &mut Vec<(u32, u64)>) {
+        let mut s = self.lock();
+        s.run_to(t);
+        if let Some(o) = s.outboxes.get_mut(engine as usize) {
+            out.extend(o.drain(..));
+        }
+    }
+
+    fn next_event(&self) -> Option<u64> {
+        self.lock().model.next_event()
+    }
+}
+
+/// One queued command of a timed device: the slot, its result (the device ran it at queue
+/// time), and what the model is told.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    tag: u32,
+    result: i32,
+    file: u32,
+    cmd: Option<Command>,
+}
+
 /// The in-process engine (see the module documentation).
-pub struct DeviceEngine {
+pub struct DeviceEngine<C: Clock = RealClock> {
     devices: Vec<Arc<dyn ZonedDevice>>,
     bufs: SlotBuffers,
     sync: bool,
     depth: usize,
     in_flight: Vec<bool>,
-    /// Queued, not yet committed.
+    /// Queued, not yet committed (devices without timing).
     queued: Vec<Io>,
-    /// Served by the device, not yet reaped.
+    /// Served by the device, not yet reaped (devices without timing).
     done: VecDeque<Completion>,
-    clock: RealClock,
+    clock: C,
     /// What each device did (reads and writes that succeeded).
     counts: Vec<DiskCounts>,
+    /// Per device: its timing and this engine's number in it.
+    timing: Vec<Option<(Arc<DeviceTiming>, u32)>>,
+    /// Queued for timed devices, not yet committed.
+    timed_queued: Vec<Pending>,
+    /// Per slot, for timed devices: result, direction (0 read, 1 write, 2 other), sectors,
+    /// device and submission time.
+    slot_info: Vec<(i32, u8, u64, u32, u64)>,
+    /// Timed commands committed and not yet reaped.
+    timed_in_flight: usize,
+    scratch: Vec<(u32, u64)>,
 }
 
-impl DeviceEngine {
+impl<C: Clock> DeviceEngine<C> {
     /// An engine over `devices`.
-    pub fn new(devices: Vec<Arc<dyn ZonedDevice>>, config: DeviceEngineConfig) -> Result<DeviceEngine, EngineError> {
+    pub fn new(
+        devices: Vec<Arc<dyn ZonedDevice>>,
+        config: DeviceEngineConfig<C>,
+    ) -> Result<DeviceEngine<C>, EngineError> {
         let bad = |why: &str| EngineError::Option { engine: "device", why: why.to_string() };
         if config.depth == 0 {
             return Err(bad("iodepth must be at least 1"));
@@ -74,6 +218,14 @@ impl DeviceEngine {
         let depth = config.depth as usize;
         let bufs = SlotBuffers::new(depth, config.buffer_size, 4096)
             .map_err(|source| EngineError::Setup { engine: "device", source })?;
+        let timing = (0..devices.len())
+            .map(|i| {
+                config.timing.get(i).cloned().flatten().map(|t| {
+                    let id = t.register();
+                    (t, id)
+                })
+            })
+            .collect();
         Ok(DeviceEngine {
             bufs,
             sync: config.sync,
@@ -84,6 +236,11 @@ impl DeviceEngine {
             clock: config.clock,
             counts: vec![DiskCounts::default(); devices.len()],
             devices,
+            timing,
+            timed_queued: Vec::with_capacity(depth),
+            slot_info: vec![(0, 2, 0, 0, 0); depth],
+            timed_in_flight: 0,
+            scratch: Vec::with_capacity(depth),
         })
     }
 
@@ -125,9 +282,60 @@ impl DeviceEngine {
             }
         }
     }
+
+    /// What the model is told of `io`, run with `result`.
+    fn command(&self, io: &Io, engine: u32, result: i32) -> Option<Command> {
+        let (sector, sectors) = (io.offset >> 9, u64::from(io.len) >> 9);
+        let kind = match io.ddir {
+            Ddir::Read => CommandKind::Read,
+            Ddir::Write => CommandKind::Write,
+            Ddir::Sync | Ddir::DataSync => CommandKind::Flush,
+            Ddir::ZoneReset => CommandKind::ZoneMgmt(ZoneOp::Reset),
+            Ddir::Trim => return None,
+        };
+        let media_sectors = match io.ddir {
+            Ddir::Read if result >= 0 => self.devices[io.file as usize].media_sectors(sector, sectors),
+            Ddir::Read | Ddir::Write => sectors,
+            _ => 0,
+        };
+        let sectors = if kind == CommandKind::Flush { 0 } else { sectors };
+        Some(Command {
+            id: (u64::from(engine) << 32) | u64::from(io.tag),
+            kind,
+            sector,
+            sectors,
+            media_sectors,
+            failed: result < 0,
+        })
+    }
+
+    /// Queue `io` for its timed device: run it on the device now, tell the model at commit.
+    fn queue_timed(&mut self, io: &Io, engine: u32) -> Queued {
+        let tag = io.tag as usize;
+        if io.ddir == Ddir::ZoneReset && !self.timed_queued.is_empty() {
+            return Queued::Busy;
+        }
+        if self.in_flight[tag] || self.timed_queued.len() == self.depth {
+            return Queued::Busy;
+        }
+        let result = self.execute(io);
+        let cmd = self.command(io, engine, result);
+        if cmd.is_none() {
+            return Queued::Completed(result);
+        }
+        self.in_flight[tag] = true;
+        let dir = match io.ddir {
+            Ddir::Read => 0,
+            Ddir::Write => 1,
+            _ => 2,
+        };
+        self.slot_info[tag] = (result, dir, u64::from(io.len) >> 9, io.file, 0);
+        self.timed_queued.push(Pending { tag: io.tag, result, file: io.file, cmd });
+        Queued::Queued
+    }
 }
 
-impl Engine for DeviceEngine {
+impl<C: Clock> Engine for DeviceEngine<C> {
     fn name(&self) -> &'static str {
         "device"
     }
@@ -146,6 +354,10 @@ impl Engine for DeviceEngine {
         if tag >= self.depth {
             return Queued::Completed(-libc::EINVAL);
         }
+        if let Some(Some((_, engine))) = self.timing.get(io.file as usize) {
+            let engine = *engine;
+            return self.queue_timed(io, engine);
+        }
         if self.sync {
             return Queued::Completed(self.execute(io));
         }
@@ -162,12 +374,28 @@ impl Engine for DeviceEngine {
     }
 
     fn commit(&mut self) -> io::Result<usize> {
+        let mut n = 0;
+        if !self.timed_queued.is_empty() {
+            let now = self.clock.now_ns();
+            let pending = std::mem::take(&mut self.timed_queued);
+            for p in &pending {
+                if let (Some(cmd), Some(Some((t, _)))) = (p.cmd, self.timing.get(p.file as usize)) {
+                    t.submit(now, cmd);
+                    self.slot_info[p.tag as usize].4 = now;
+                    self.timed_in_flight += 1;
+                }
+                let _ = p.result;
+            }
+            n += pending.len();
+            self.timed_queued = pending;
+            self.timed_queued.clear();
+        }
         let queued = std::mem::take(&mut self.queued);
         for io in &queued {
             let result = self.execute(io);
             self.done.push_back(Completion::new(io.tag, result));
         }
-        let n = queued.len();
+        n += queued.len();
         self.queued = queued;
         self.queued.clear();
         Ok(n)
@@ -177,10 +405,39 @@ impl Engine for DeviceEngine {
         &self.counts
     }
 
+    fn next_event(&self) -> Option<u64> {
+        if self.timed_in_flight == 0 {
+            return None;
+        }
+        self.timing.iter().flatten().filter_map(|(t, _)| t.next_event()).min()
+    }
+
     fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
-        let n = min.min(self.done.len());
+        let mut got = 0;
+        if self.timed_in_flight > 0 {
+            let now = self.clock.now_ns();
+            let mut scratch = std::mem::take(&mut self.scratch);
+            scratch.clear();
+            for (t, engine) in self.timing.iter().flatten() {
+                t.take(*engine, now, &mut scratch);
+            }
+            for &(tag, at) in &scratch {
+                let (result, dir, sectors, file, submitted) = self.slot_info[tag as usize];
+                self.in_flight[tag as usize] = false;
+                if dir < 2 && result >= 0 {
+                    let c = &mut self.counts[file as usize];
+                    c.ticks_ns[dir as usize] += at.saturating_sub(submitted);
+                    let _ = sectors;
+                }
+                out.push(Completion { tag, result, at_ns: at });
+            }
+            got += scratch.len();
+            self.timed_in_flight -= scratch.len();
+            self.scratch = scratch;
+        }
+        let n = min.saturating_sub(got).min(self.done.len());
         if n == 0 {
-            return Ok(0);
+            return Ok(got);
         }
         let now = self.clock.now_ns();
         for mut c in self.done.drain(..n) {
@@ -188,7 +445,7 @@ impl Engine for DeviceEngine {
             c.at_ns = now;
             out.push(c);
         }
-        Ok(n)
+        Ok(got + n)
     }
 }
 
@@ -205,7 +462,7 @@ mod tests {
     }
 
     fn engine(dev: &Arc<dyn ZonedDevice>, depth: u32, sync: bool) -> DeviceEngine {
-        let cfg = DeviceEngineConfig { depth, buffer_size: 65536, sync, clock: RealClock::new() };
+        let cfg = DeviceEngineConfig { depth, buffer_size: 65536, sync, clock: RealClock::new(), timing: Vec::new() };
         DeviceEngine::new(vec![dev.clone()], cfg).unwrap()
     }
 

@@ -46,7 +46,7 @@ mod null;
 mod sync;
 mod uring;
 
-pub use device::{DeviceEngine, DeviceEngineConfig, open_device_engine};
+pub use device::{DeviceEngine, DeviceEngineConfig, DeviceTiming, open_device_engine};
 
 use crate::clock::RealClock;
 use crate::sys;
@@ -237,6 +237,15 @@ pub trait Engine: Send {
     /// devices the kernel counts itself).
     fn disk_counts(&self) -> &[DiskCounts] {
         &[]
+    }
+
+    /// When a completion may next be ready, for engines whose devices complete commands at
+    /// times a timing model gives (the in-process engine of a timed device): `getevents` hands
+    /// back only what has completed by the clock's time, so a caller that needs completions
+    /// sleeps on its clock until then and asks again. `None` for every other engine (their
+    /// `getevents` waits by itself), and when nothing is in flight.
+    fn next_event(&self) -> Option<u64> {
+        None
     }
 }
 

@@ -1,0 +1,176 @@
+//! The clock of a run, and its simulated-time driver.
+//!
+//! [`ClockPlan`] decides which clock times a run: simulated time when every job runs on zonekit's
+//! devices with a timing model (or `--clock=sim` asks for it), real time otherwise; either way each
+//! device with a model gets one [`DeviceTiming`] shared by every job that uses it.
+//!
+//! [`run_groups_sim`] runs each group's clones as tasks of one discrete-event scheduler on one
+//! thread: the same job code as the threads ([`run_prepared`]), interleaved in simulated-time
+//! order. A job's waits (for its device's completions, a zone another job holds, `startdelay`,
+//! `wait_for`) let the others run, and when every job waits the clock jumps to the earliest
+//! moment one of them waits for. Groups follow each other on the same clock, as `stonewall`
+//! groups do in real time. CPU usage is measured for the whole group and shared evenly between
+//! its clones (they run on one thread).
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use zonekit_blk::{Clock, DeviceTiming, Scheduler, SimClock, sim::Task};
+
+use super::job_thread::{JobOutcome, NoteSink, Prepared, run_prepared};
+use super::{BenchJob, ClockChoice, Clone_, Monitor, wait_for_jobs, waitees};
+use crate::output::report::ClockReport;
+use crate::stats::{CpuTimes, sys::thread_rusage};
+use crate::target::Devices;
+
+/// Which clock times a run, and the timing of each device that has a model.
+#[derive(Debug, Default)]
+pub struct ClockPlan {
+    /// Simulated time.
+    pub sim: bool,
+    /// Each device with a timing model, by the name jobs give it.
+    pub timings: HashMap<String, Arc<DeviceTiming>>,
+}
+
+impl ClockPlan {
+    /// The plan for `jobs` on `devices` (opened already) under `choice`; an error line when
+    /// `--clock=sim` is asked for a job that cannot run in simulated time.
+    pub fn new(jobs: &[BenchJob], devices: &Devices, choice: ClockChoice) -> Result<ClockPlan, String> {
+        let mut timings = HashMap::new();
+        let mut untimed: Option<String> = None;
+        for j in jobs {
+            let names = super::sizing::file_paths(&j.opts, 0);
+            for n in names {
+                let name = n.display().to_string();
+                let model = devices.iter().find(|(k, _)| **k == name).and_then(|(_, d)| d.timing_model());
+                match model {
+                    Some(m) if j.opts.ioengine != "null" => {
+                        timings.entry(name).or_insert_with(|| Arc::new(DeviceTiming::new(m)));
+                    }
+                    _ => {
+                        untimed.get_or_insert_with(|| {
+                            if j.opts.ioengine == "null" {
+                                format!("job {}: ioengine=null does no I/O on the device", j.name)
+                            } else {
+                                format!("job {}: {name} has no timing model", j.name)
+                            }
+                        });
+                    }
+                }
+            }
+        }
+        let sim = match choice {
+            ClockChoice::Real => false,
+            ClockChoice::Auto => untimed.is_none() && !timings.is_empty(),
+            ClockChoice::Sim => match untimed {
+                Some(why) => {
+                    return Err(format!(
+                        "--clock=sim: {why} (simulated time needs every job on a zonekit device with a timing model, such as @smr-hm-15tb)"
+                    ));
+                }
+                None => true,
+            },
+        };
+        Ok(ClockPlan { sim, timings })
+    }
+
+    /// The models' names, sorted and joined with `, `.
+    fn models(&self) -> String {
+        let mut names: Vec<&str> = self.timings.values().map(|t| t.model_name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        names.join(", ")
+    }
+
+    /// The line the normal output prints after `Starting N threads`, when a model times the run.
+    pub fn line(&self) -> Option<String> {
+        if self.timings.is_empty() {
+            return None;
+        }
+        Some(if self.sim {
+            format!("zonekit: simulated clock, model {}", self.models())
+        } else {
+            format!("zonekit: real clock, model {} (completions paced in real time)", self.models())
+        })
+    }
+
+    /// JSON's `"zonekit"` object, when a model times the run.
+    pub fn report(&self) -> Option<ClockReport> {
+        (!self.timings.is_empty())
+            .then(|| ClockReport { clock: if self.sim { "sim" } else { "real" }, model: self.models() })
+    }
+}
+
+/// CPU times divided evenly between `n` clones.
+fn share(cpu: CpuTimes, n: u64) -> CpuTimes {
+    let n = n.max(1);
+    CpuTimes {
+        usr_ms: cpu.usr_ms / n,
+        sys_ms: cpu.sys_ms / n,
+        ctx: cpu.ctx / n,
+        majf: cpu.majf / n,
+        minf: cpu.minf / n,
+    }
+}
+
+/// Run the groups in order, each group's clones as tasks of one event loop in simulated time.
+/// Returns the outcomes (by clone index), how many clones never finished, and the simulated
+/// nanoseconds the run took.
+pub(super) fn run_groups_sim(
+    clones: &Arc<Vec<Clone_>>,
+    prepared: &mut [Option<Prepared>],
+    mut monitor: Monitor,
+    terminate: &Arc<AtomicBool>,
+    note: &NoteSink,
+    err: &mut dyn Write,
+) -> (Vec<(usize, JobOutcome)>, u32, u64) {
+    let clock = SimClock::new();
+    let scheduler = Scheduler::new(clock.clone());
+    let mut outcomes = Vec::new();
+    let mut stuck = 0u32;
+    let last_group = clones.iter().map(|c| c.run.groupid).max().unwrap_or(0);
+    for g in 0..=last_group {
+        if terminate.load(Ordering::Relaxed) {
+            break;
+        }
+        let mut index = Vec::new();
+        let mut tasks: Vec<Task<'_, JobOutcome>> = Vec::new();
+        for (i, c) in clones.iter().enumerate().filter(|(_, c)| c.run.groupid == g) {
+            let Some(p) = prepared[i].take() else { continue };
+            let (t, pr, n) = (terminate.clone(), c.progress.clone(), note.clone());
+            let wait = waitees(clones, c);
+            let clk = clock.clone();
+            index.push(i);
+            tasks.push(Box::pin(async move {
+                wait_for_jobs(&clk, &wait, &t).await;
+                let o = run_prepared(p, clk.clone(), t, pr.clone(), n).await;
+                pr.finished.store(true, Ordering::Relaxed);
+                o
+            }));
+        }
+        let ru0 = thread_rusage().unwrap_or_default();
+        let n = tasks.len() as u64;
+        let results = scheduler.run(tasks, |now| monitor.tick(now / 1_000_000, false));
+        let cpu = share(CpuTimes::between(&ru0, &thread_rusage().unwrap_or_default()), n);
+        for (i, r) in index.into_iter().zip(results) {
+            match r {
+                Some(mut o) => {
+                    o.stats.cpu = cpu;
+                    outcomes.push((i, o));
+                }
+                None => {
+                    stuck += 1;
+                    clones[i].progress.finished.store(true, Ordering::Relaxed);
+                    let _ = writeln!(
+                        err,
+                        "zonekit: job {} waits for something that never happens in simulated time",
+                        clones[i].name
+                    );
+                }
+            }
+        }
+    }
+    (outcomes, stuck, clock.now_ns())
+}
