@@ -20,3 +20,16 @@ pub use engine::{
 };
 pub use sim::{Scheduler, SimClock};
 pub use sys::buf::{AlignedBuf, page_size};
+
+/// Poll `fut` on this thread until it is ready (for futures that never wait on a waker, such as
+/// the real clock's sleep).
+#[cfg(test)]
+pub(crate) fn run_to_completion<F: std::future::Future>(fut: F) -> F::Output {
+    let mut fut = std::pin::pin!(fut);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(v) = fut.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
