@@ -393,7 +393,8 @@ fn run_groups_threads(
             let wait = waitees(clones, c);
             let name = format!("{}-{}", c.run.opts.name, c.run.jobnum);
             let body = move || {
-                let clock = RealClock::new();
+                // One time base for every job: devices with a timing model are shared.
+                let clock = RealClock::with_origin(begun);
                 crate::run::executor::block_on(async {
                     wait_for_jobs(&clock, &wait, &t).await;
                     let o = run_prepared(p, clock, t, pr.clone(), n).await;
