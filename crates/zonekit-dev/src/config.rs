@@ -2,6 +2,7 @@
 //! profile produces, what `zonekit dev create` takes, and what a persistent device's metadata file
 //! holds.
 
+use crate::model::{ModelSpec, StoredModel};
 use serde::{Deserialize, Serialize};
 use zonekit_core::{Geometry, GeometryError, Limits, Personality};
 
@@ -22,6 +23,8 @@ pub struct DeviceConfig {
     pub vendor: String,
     /// One-line description.
     pub description: String,
+    /// The drive's timing model, if it has one.
+    pub model: Option<ModelSpec>,
 }
 
 /// Explicit geometry for a new emulated device, as `zonekit dev create` takes it (sizes in bytes).
@@ -82,6 +85,7 @@ impl GeometrySpec {
             limits,
             profile: None,
             rotational: self.personality == Personality::Zbc,
+            model: None,
         })
     }
 }
@@ -110,14 +114,15 @@ impl DataMode {
     }
 }
 
-/// The metadata file's contents (JSON), format 2 (format 1, written before the data mode
-/// existed, has no `data` and keeps its data in files). Sizes in sectors.
+/// The metadata file's contents (JSON), format 3 (format 1, written before the data mode
+/// existed, has no `data` and keeps its data in files; format 2, written before timing models,
+/// has no `model`, and opens without one). Sizes in sectors.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Meta {
-    /// Format version: 2 (1 is still read).
+    /// Format version: 3 (1 and 2 are still read).
     pub format: u32,
-    /// What the device keeps of the data; format 2 only.
+    /// What the device keeps of the data; formats 2 and 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<DataMode>,
     /// `nullblk`, `zbc` or `zns`.
@@ -146,20 +151,33 @@ pub struct Meta {
     pub vendor: String,
     /// Description.
     pub description: String,
+    /// The timing model: its name and every parameter's value; format 3 only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<StoredModel>,
 }
 
 /// Current metadata format.
-pub const META_FORMAT: u32 = 2;
+pub const META_FORMAT: u32 = 3;
 
 impl Meta {
-    /// The data mode the metadata states: `files` for format 1, the `data` field for format 2.
+    /// The data mode the metadata states: `files` for format 1, the `data` field for formats 2
+    /// and 3.
     pub fn data_mode(&self) -> Result<DataMode, String> {
         match (self.format, self.data) {
             (1, None) => Ok(DataMode::Files),
             (1, Some(_)) => Err("format 1 has no `data` field".into()),
-            (2, Some(d)) => Ok(d),
-            (2, None) => Err("missing field `data`".into()),
+            (2 | 3, Some(d)) => Ok(d),
+            (2 | 3, None) => Err("missing field `data`".into()),
             (f, _) => Err(format!("unsupported metadata format {f}")),
+        }
+    }
+
+    /// The timing model the metadata states: none before format 3.
+    pub fn model(&self) -> Result<Option<ModelSpec>, String> {
+        match (&self.model, self.format) {
+            (None, _) => Ok(None),
+            (Some(_), f) if f < 3 => Err(format!("format {f} has no `model` field")),
+            (Some(m), _) => ModelSpec::from_stored(m, self.profile.as_deref()).map(Some),
         }
     }
 }
@@ -184,12 +202,14 @@ impl DeviceConfig {
             profile: self.profile.clone(),
             vendor: self.vendor.clone(),
             description: self.description.clone(),
+            model: self.model.map(|m| m.to_stored()),
         }
     }
 
     /// Rebuild from stored metadata, checking it as a new device would be checked.
     pub fn from_meta(m: &Meta) -> Result<DeviceConfig, String> {
         m.data_mode()?;
+        let model = m.model()?;
         let personality: Personality = m.personality.parse().map_err(|e| format!("{e}"))?;
         let geometry = Geometry::new(m.capacity, m.zone_size, m.zone_capacity, m.nr_conv_zones, m.logical_block_size)
             .map_err(|e| e.to_string())?;
@@ -209,6 +229,7 @@ impl DeviceConfig {
             rotational: m.rotational,
             vendor: m.vendor.clone(),
             description: m.description.clone(),
+            model,
         })
     }
 }
@@ -236,7 +257,7 @@ mod tests {
         for data in [DataMode::Files, DataMode::None] {
             let m = c.to_meta(data);
             let json = serde_json::to_string(&m).unwrap();
-            assert!(json.contains(&format!("\"format\":2,\"data\":\"{}\"", data.name())), "{json}");
+            assert!(json.contains(&format!("\"format\":3,\"data\":\"{}\"", data.name())), "{json}");
             let back: Meta = serde_json::from_str(&json).unwrap();
             assert_eq!(DeviceConfig::from_meta(&back).unwrap(), c);
             assert_eq!(back.data_mode(), Ok(data));
@@ -245,7 +266,7 @@ mod tests {
         let m = Meta { format: 1, data: None, ..c.to_meta(DataMode::None) };
         assert_eq!(m.data_mode(), Ok(DataMode::Files));
         assert_eq!(DeviceConfig::from_meta(&m).unwrap(), c);
-        for (format, data) in [(1, Some(DataMode::None)), (2, None), (3, Some(DataMode::Files))] {
+        for (format, data) in [(1, Some(DataMode::None)), (2, None), (3, None), (4, Some(DataMode::Files))] {
             assert!(DeviceConfig::from_meta(&Meta { format, data, ..m.clone() }).is_err(), "{format} {data:?}");
         }
     }

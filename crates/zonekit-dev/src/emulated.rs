@@ -15,6 +15,8 @@ use zonekit_core::{
 /// persistent device records every zone's condition for the next open.
 pub struct EmulatedDevice {
     info: DeviceInfo,
+    /// The drive's timing model, if it has one.
+    model: Option<crate::model::ModelSpec>,
     inner: Mutex<Inner>,
 }
 
@@ -56,14 +58,25 @@ impl EmulatedDevice {
     /// A fresh device (every sequential zone empty) over `store`.
     pub fn new(spec: &str, kind: DeviceKind, config: &DeviceConfig, store: Box<dyn Store>) -> EmulatedDevice {
         let table = ZoneTable::new(config.geometry.clone(), config.limits, config.personality);
-        EmulatedDevice::from_table(device_info(spec, kind, config), table, store)
+        EmulatedDevice::from_table(device_info(spec, kind, config), table, store).with_model(config.model)
+    }
+
+    /// The same device with timing model `model` (none: no model).
+    pub fn with_model(mut self, model: Option<crate::model::ModelSpec>) -> EmulatedDevice {
+        self.model = model;
+        self
+    }
+
+    /// The device's timing model specification.
+    pub fn model_spec(&self) -> Option<crate::model::ModelSpec> {
+        self.model
     }
 
     /// A device whose zone table was restored by the caller (persistent stores). `keeps_data` is
     /// false if the store keeps none.
     pub fn from_table(mut info: DeviceInfo, table: ZoneTable, store: Box<dyn Store>) -> EmulatedDevice {
         info.keeps_data &= store.keeps_data();
-        EmulatedDevice { info, inner: Mutex::new(Inner { table, store, closed: false }) }
+        EmulatedDevice { info, model: None, inner: Mutex::new(Inner { table, store, closed: false }) }
     }
 
     /// Writes and zone changes are refused (`EBADF`, as for a block device opened read-only)
@@ -228,6 +241,18 @@ impl BlockIo for EmulatedDevice {
 
     fn flush(&self) -> DeviceResult<()> {
         self.lock().store.flush().map_err(|e| DeviceError::io(format!("{}: flush", self.info.spec), e))
+    }
+
+    fn timing_model(&self) -> Option<Box<dyn zonekit_core::timing::TimingModel>> {
+        self.model.map(|m| m.build(&self.info.geometry))
+    }
+
+    fn media_sectors(&self, sector: u64, sectors: u64) -> u64 {
+        // A file with emulated zones reads the file itself, whatever the write pointers say.
+        if self.info.kind == DeviceKind::File {
+            return sectors;
+        }
+        self.lock().table.media_sectors(sector, sectors)
     }
 
     fn close(&self) -> DeviceResult<()> {

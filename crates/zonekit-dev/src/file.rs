@@ -93,6 +93,7 @@ pub fn open_file_zoned(
         description: "file with emulated zones (fio's zonemode=zbd emulation: all zones sequential, empty at open)"
             .into(),
         geometry,
+        model: None,
     };
     let store = FileStore::new(file, config.geometry.zone_size);
     Ok(EmulatedDevice::new(spec, DeviceKind::File, &config, Box::new(store)))

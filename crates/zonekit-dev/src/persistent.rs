@@ -268,5 +268,5 @@ pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str, writable: bool) -> Result<
         store.assume_unsynced();
     }
     let kind = DeviceKind::Emulated { store: "dir".into(), profile: config.profile.clone() };
-    Ok(EmulatedDevice::from_table(device_info(spec, kind, &config), table, Box::new(store)))
+    Ok(EmulatedDevice::from_table(device_info(spec, kind, &config), table, Box::new(store)).with_model(config.model))
 }

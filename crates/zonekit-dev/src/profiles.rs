@@ -1,6 +1,7 @@
 //! Built-in drive profiles. Each states where its figures come from; `docs/devices.md` repeats it.
 
 use crate::config::DeviceConfig;
+use crate::model::{HddParams, ModelSpec, ZnsParams};
 use zonekit_core::{Geometry, Limits, Personality};
 
 const MIB: u64 = 1 << 20;
@@ -37,7 +38,39 @@ pub struct Profile {
     pub description: &'static str,
     /// Where the figures come from.
     pub source: &'static str,
+    /// The drive's timing model, if the profile has one (`docs/models.md`).
+    pub model: Option<ModelSpec>,
 }
+
+/// The 15 TB HC620-class disk: HC310 mechanics, ≈255 MB/s maximum sustained rate at the OD.
+pub const HC620_15TB_MODEL: HddParams = HddParams {
+    rate_od_bps: 255_000_000,
+    rate_id_bps: 120_000_000,
+    surfaces: 16,
+    sources: &[
+        ("rate_od_bps", "WD HC620 class: ≈255 MB/s maximum sustained transfer rate (reference §3.1) [M]"),
+        ("rate_id_bps", "ri/ro ≈ 0.47 of a 3.5\" platter (reference §3.2): 0.47 × 255 MB/s [M]"),
+        ("surfaces", "HC620: 8 platters (reference §3.1), 16 surfaces"),
+    ],
+    ..HddParams::ENTERPRISE_7200
+};
+
+/// The 30 TB disk of Linux commit 1365b6904f: the same mechanics, a media rate giving ≈245 MB/s of
+/// sequential writes at the first sequential zones.
+pub const SMR_30TB_MODEL: HddParams = HddParams {
+    rate_od_bps: 246_000_000,
+    rate_id_bps: 115_600_000,
+    surfaces: 20,
+    sources: &[
+        (
+            "rate_od_bps",
+            "chosen so that the first sequential zones (1 % in, r = 0.996) stream at 245 MB/s, the commit's sequential write rate (Linux commit 1365b6904f)",
+        ),
+        ("rate_id_bps", "ri/ro ≈ 0.47 of a 3.5\" platter (reference §3.2): 0.47 × 246 MB/s [M]"),
+        ("surfaces", "zonekit's choice: 10 platters, 20 surfaces, for a 30 TB 3.5\" drive [M]"),
+    ],
+    ..HddParams::ENTERPRISE_7200
+};
 
 /// Every built-in profile.
 pub const PROFILES: &[Profile] = &[
@@ -60,6 +93,7 @@ pub const PROFILES: &[Profile] = &[
         vendor: "WDC HSH721415AL (emulated)",
         description: "15 TB host-managed SMR HDD, WD Ultrastar DC HC620 class",
         source: "zonedstorage.io fio guide and libzbc zone listing of the HSH721415AL (55,880 x 256 MiB zones, 524 conventional, max 128 open)",
+        model: Some(ModelSpec::Hdd(HC620_15TB_MODEL)),
     },
     // The unnamed 30 TB SMR SATA disk measured in Linux commit 1365b6904f ("block: allow submitting
     // all zone writes from a single context"), built with the 15 TB drive's rules: 256 MiB zones,
@@ -79,6 +113,7 @@ pub const PROFILES: &[Profile] = &[
         vendor: "SMR 30TB (emulated)",
         description: "30 TB host-managed SMR HDD (the drive of Linux commit 1365b6904f)",
         source: "Linux commit 1365b6904f (30 TB SMR SATA HDD); geometry built with the 15 TB drive's rules (256 MiB zones, 1 % conventional, max 128 open)",
+        model: Some(ModelSpec::Hdd(SMR_30TB_MODEL)),
     },
     // A WD Ultrastar DC ZN540-class NVMe ZNS SSD: 2 GiB zones of 1,077 MiB capacity (the figure
     // used in published ZNS studies of the ZN540), at most 14 open and 14 active zones (zonedstorage.io
@@ -99,6 +134,7 @@ pub const PROFILES: &[Profile] = &[
         vendor: "WDC ZN540 (emulated)",
         description: "NVMe ZNS SSD, WD Ultrastar DC ZN540 class",
         source: "zone capacity 1,077 MiB of 2 GiB zones as published ZNS studies of the ZN540 use it; max 14 open / 14 active from zonedstorage.io; 1,904 zones is zonekit's choice",
+        model: Some(ModelSpec::Zns(ZnsParams::ZN540)),
     },
     // A large null_blk device without limits and without timing, for speed work and tests: what
     // `modprobe null_blk zoned=1 zone_size=256 size=1048576` gives (512-byte blocks, no
@@ -118,6 +154,7 @@ pub const PROFILES: &[Profile] = &[
         vendor: "nullb (emulated)",
         description: "1 TiB null_blk zoned device, no zone limits, no timing (speed work and tests)",
         source: "null_blk configfs: size=1048576 zone_size=256 zoned=1 (Linux defaults otherwise: 512-byte blocks, no limits); zone_append_max_bytes 130560 as null_blk reports it",
+        model: None,
     },
     // Small devices for tests and demos. nullb-small matches the zoned null_blk device that the VM
     // test creates (16 x 4 MiB zones, 1 conventional, max 4 open / 8 active, 255-sector zone
@@ -138,6 +175,7 @@ pub const PROFILES: &[Profile] = &[
         vendor: "nullb (emulated)",
         description: "small null_blk zoned device for tests and demos",
         source: "null_blk (Linux 6.1) configfs: size=64 zone_size=4 zone_nr_conv=1 zone_max_open=4 zone_max_active=8 memory_backed=1; zone_append_max_bytes 130560 as sysfs shows it",
+        model: None,
     },
     Profile {
         name: "zbc-small",
@@ -154,6 +192,7 @@ pub const PROFILES: &[Profile] = &[
         vendor: "Linux scsi_debug (emulated)",
         description: "small host-managed SCSI disk for tests and demos",
         source: "scsi_debug module parameters zbc=managed zone_size_mb=4 zone_nr_conv=1 dev_size_mb=64 zone_max_open=4 (zone_append_max_bytes 4 MiB)",
+        model: None,
     },
     Profile {
         name: "zns-small",
@@ -170,6 +209,7 @@ pub const PROFILES: &[Profile] = &[
         vendor: "QEMU NVMe ZNS (emulated)",
         description: "small ZNS namespace for tests and demos",
         source: "QEMU nvme-ns zoned.zone_size=4M zoned.zone_capacity=3M zoned.max_open=4 zoned.max_active=6",
+        model: None,
     },
 ];
 
@@ -209,6 +249,7 @@ impl Profile {
             rotational: self.rotational,
             vendor: self.vendor.to_string(),
             description: self.description.to_string(),
+            model: self.model,
         }
     }
 }

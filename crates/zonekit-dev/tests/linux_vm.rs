@@ -639,6 +639,7 @@ fn emulated_twin(info: &zonekit_core::DeviceInfo) -> EmulatedDevice {
         rotational: info.rotational,
         vendor: info.vendor.clone(),
         description: info.description.clone(),
+        model: None,
     };
     let kind = DeviceKind::Emulated { store: "memory".into(), profile: None };
     EmulatedDevice::new(&format!("emulated {}", info.spec), kind, &config, Box::new(MemoryStore::new()))

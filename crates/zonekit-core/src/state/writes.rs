@@ -51,6 +51,27 @@ impl ZoneTable {
         Ok(out)
     }
 
+    /// Sectors of a read of `nr` sectors at `sector` that hold data (below a write pointer, or in
+    /// a conventional, read-only or full zone): what a drive reads from its media. Without
+    /// allocating, for timing models; 0 for a read the device refuses.
+    pub fn media_sectors(&self, sector: u64, nr: u64) -> u64 {
+        let g = &self.geometry;
+        let Ok(end) = self.check_io_range(sector, nr) else { return 0 };
+        let mut media = 0;
+        let mut s = sector;
+        while s < end {
+            let idx = (s / g.zone_size) as u32;
+            let zend = (g.zone_start(idx) + g.zone_len(idx)).min(end);
+            let slot = &self.slots[idx as usize];
+            if slot.cond == ZoneCond::Offline {
+                return 0;
+            }
+            media += if g.is_conventional(idx) { zend - s } else { slot.wp.clamp(s, zend) - s };
+            s = zend;
+        }
+        media
+    }
+
     pub(super) fn check_io_range(&self, sector: u64, nr: u64) -> Result<u64, ZoneError> {
         let g = &self.geometry;
         let zone = g.zone_index(sector);
