@@ -276,3 +276,113 @@ mod tests {
         assert_eq!(show(Unit::Sched, 1), "satf");
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use crate::profiles::profile;
+    use proptest::prelude::*;
+    use zonekit_core::ZoneOp;
+    use zonekit_core::timing::{Command, CommandKind, Done};
+
+    /// (time step in µs, kind, zone, offset in 4 KiB blocks, length in 4 KiB blocks, failed,
+    /// media share in eighths)
+    type Step = (u64, u8, u64, u64, u64, bool, u64);
+
+    fn steps() -> impl Strategy<Value = Vec<Step>> {
+        proptest::collection::vec(
+            (0u64..3000, 0u8..8, 0u64..6, 0u64..64, 1u64..300, proptest::bool::weighted(0.1), 0u64..9),
+            1..80,
+        )
+    }
+
+    /// Drive a model through `steps`, checking the contract; returns every completion.
+    fn drive(spec: ModelSpec, profile_name: &str, steps: &[Step]) -> Vec<Done> {
+        let g = profile(profile_name).unwrap().config().geometry;
+        let mut m = spec.build(&g);
+        let first_seq = u64::from(g.nr_conv_zones);
+        let mut t = 0u64;
+        let mut submitted: Vec<u64> = Vec::new();
+        let mut all: Vec<Done> = Vec::new();
+        let mut out = Vec::new();
+        let mut check = |m: &mut Box<dyn zonekit_core::timing::TimingModel>, upto: u64, all: &mut Vec<Done>| {
+            let before = m.next_event();
+            out.clear();
+            m.complete_until(upto, &mut out);
+            for d in &out {
+                let ne = before.expect("a completion although no event was pending");
+                assert!(d.at_ns >= ne, "completion at {} before the next event {ne}", d.at_ns);
+                assert!(d.at_ns <= upto);
+            }
+            assert!(out.windows(2).all(|w| w[0].at_ns <= w[1].at_ns), "completion order");
+            if let (Some(last), Some(first)) = (all.last(), out.first()) {
+                assert!(first.at_ns >= last.at_ns);
+            }
+            all.extend_from_slice(&out);
+        };
+        for (i, &(dt, kind, zone, off, len, failed, media)) in steps.iter().enumerate() {
+            t += dt * 1000;
+            // Sometimes advance through the events before t, as a driver does.
+            while let Some(e) = m.next_event() {
+                if e >= t || dt % 3 == 0 {
+                    break;
+                }
+                check(&mut m, e, &mut all);
+            }
+            let zone_no = if zone == 0 { 0 } else { first_seq + zone * 7 };
+            let sector = zone_no * g.zone_size + off * 8;
+            let sectors = len * 8;
+            let (kind, sector, sectors) = match kind {
+                0..=2 => (CommandKind::Read, sector, sectors),
+                3..=5 => (CommandKind::Write, sector, sectors),
+                6 => (CommandKind::Flush, 0, 0),
+                _ => (CommandKind::ZoneMgmt(ZoneOp::ALL[(off % 4) as usize]), zone_no * g.zone_size, g.zone_size),
+            };
+            let media_sectors = if kind == CommandKind::Read { sectors * media / 8 } else { sectors };
+            m.submit(t, Command { id: i as u64, kind, sector, sectors, media_sectors, failed });
+            submitted.push(t);
+            if dt % 2 == 0 {
+                check(&mut m, t, &mut all);
+            }
+        }
+        let mut guard = 0;
+        while let Some(e) = m.next_event() {
+            check(&mut m, e, &mut all);
+            guard += 1;
+            assert!(guard < 1_000_000, "the model never finishes");
+        }
+        let mut seen = vec![false; steps.len()];
+        for d in &all {
+            let i = d.id as usize;
+            assert!(!seen[i], "command {i} completed twice");
+            seen[i] = true;
+            assert!(d.at_ns >= submitted[i], "command {i} completed before it arrived");
+        }
+        assert!(seen.iter().all(|&s| s), "a command never completed");
+        all
+    }
+
+    fn specs() -> Vec<(ModelSpec, &'static str)> {
+        let hdd = crate::profiles::HC620_15TB_MODEL;
+        vec![
+            (ModelSpec::Hdd(hdd), "smr-hm-15tb"),
+            (ModelSpec::Hdd(HddParams { wce: false, ..hdd }), "smr-hm-15tb"),
+            (ModelSpec::Hdd(HddParams { wce: false, sched: Sched::Fifo, ncq_depth: 4, ..hdd }), "smr-hm-15tb"),
+            (ModelSpec::Hdd(HddParams { cache_bytes: 1 << 20, ncq_depth: 3, ..hdd }), "smr-hm-15tb"),
+            (ModelSpec::Zns(ZnsParams::ZN540), "zns-zn540"),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        #[test]
+        fn models_keep_the_contract_and_are_deterministic(steps in steps()) {
+            for (spec, name) in specs() {
+                let a = drive(spec, name, &steps);
+                let b = drive(spec, name, &steps);
+                prop_assert_eq!(a, b, "{}: same input, same output", spec.name());
+            }
+        }
+    }
+}
