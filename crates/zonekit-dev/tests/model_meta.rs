@@ -62,7 +62,8 @@ fn a_bad_model_in_metadata_is_corrupt() {
     let dir = tmp.path().join("dev");
     drop(create_dir(&dir, &profile("smr-hm-15tb").unwrap().config(), DataMode::None).unwrap());
     let good = meta(&dir);
-    let cases: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>)> = vec![
+    type Damage = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(&str, Damage)> = vec![
         ("unknown timing model 'tape'", Box::new(|m| m["model"]["name"] = "tape".into())),
         ("'rpm' is missing", Box::new(|m| drop(m["model"]["params"].as_object_mut().unwrap().remove("rpm")))),
         ("bad value", Box::new(|m| m["model"]["params"]["rpm"] = "fast".into())),
