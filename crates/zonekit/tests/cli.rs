@@ -192,6 +192,14 @@ fn profiles_lists_the_drives() {
     for name in ["smr-hm-15tb", "smr-hm-30tb", "zns-zn540", "nullb-small", "zbc-small", "zns-small"] {
         assert!(out.contains(name), "{name}");
     }
+    assert!(!out.contains("model:"), "the plain list stays as it was");
+    let o = zonekit(&["profiles", "--details"]);
+    let out = stdout(&o);
+    for want in
+        ["model: smr-hdd", "model: zns-ssd", "model: none", "rate_od_bps", "255 MB/s", "245 MB/s", "561 µs", "WD HC310"]
+    {
+        assert!(out.contains(want), "{want} in:\n{out}");
+    }
     let o = zonekit(&["dev", "info", "@zns-zn540"]);
     let out = stdout(&o);
     assert!(out.contains("zone capacity: 2205696 sectors (1.05 GiB)"), "{out}");

@@ -11,6 +11,10 @@ pub struct ProfilesArgs {
     /// Also print where each profile's figures come from.
     #[arg(short, long)]
     pub verbose: bool,
+    /// Also print each profile's source, its timing model, and every model parameter with its
+    /// value and source.
+    #[arg(long)]
+    pub details: bool,
 }
 
 /// List the profiles.
@@ -38,8 +42,19 @@ pub fn run(args: &ProfilesArgs, w: &mut impl Write) -> CliResult {
                 p.block_size,
                 p.description
             )?;
-            if args.verbose {
+            if args.verbose || args.details {
                 writeln!(w, "{:<13} source: {}", "", p.source)?;
+            }
+            if args.details {
+                match &p.model {
+                    None => writeln!(w, "{:<13} model: none (no timing: commands complete at once)", "")?,
+                    Some(m) => {
+                        writeln!(w, "{:<13} model: {}", "", m.name())?;
+                        for param in m.params() {
+                            writeln!(w, "{:<15} {:<20} {:>12}  {}", "", param.name, param.value, param.source)?;
+                        }
+                    }
+                }
             }
         }
         Ok(())
