@@ -22,8 +22,12 @@
 //! - **Write cache** (`wce` on): a write completes once transferred over the interface
 //!   (`interface_rate`) into a cache of `cache_size` while there is room (else it waits, in
 //!   order, for destaging to free room). The cache destages in FIFO order of extents in chunks of
-//!   at most `destage_chunk`; a write contiguous to a cached extent's end joins it, except the
-//!   extent being destaged (so one busy stream cannot starve the other extents). Host reads go
+//!   at most `destage_chunk`; a write that continues the last write the cache took joins its
+//!   extent (one stream at a time, as a cache segment does), unless that extent is being destaged.
+//!   Interleaved streams (writes to several zones in turn) stay separate extents, each destaged
+//!   with its own positioning: what Linux commit 1365b6904f measured on a 30 TB SMR disk (writes
+//!   to 16 or more zones at once run at 55-64 MB/s in 1 MiB commands, about one random
+//!   positioning per command). Host reads go
 //!   before destaging unless a write waits for room. A flush completes when everything cached
 //!   before it is on the media. A zone reset drops the zone's cached data.
 //! - **Zone management** (reset, open, close, finish): `zone_mgmt` of drive time, no media
@@ -489,6 +493,7 @@ impl Cache {
     fn insert(&mut self, start: u64, len: u64) {
         if let Some(&id) = self.by_end.get(&start)
             && id != self.first_id
+            && id + 1 == self.next_id()
         {
             let e = &mut self.exts[(id - self.first_id) as usize];
             e.len += len;
