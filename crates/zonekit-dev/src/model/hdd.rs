@@ -566,6 +566,8 @@ pub struct HddModel {
     adm: VecDeque<Adm>,
     /// The write being transferred into the cache: (end, id, sector, sectors).
     link: Option<(u64, u64, u64, u64)>,
+    /// When the link is free of the fill data of reads above write pointers.
+    link_free: u64,
     /// Flushes waiting for the extents up to an id to reach the media: (id, command id).
     flushes: Vec<(u64, u64)>,
     /// A submission that may let something start: settle at this time.
@@ -591,6 +593,7 @@ impl HddModel {
             cache: Cache { cap: cache_sectors, ..Cache::default() },
             adm: VecDeque::new(),
             link: None,
+            link_free: 0,
             flushes: Vec::new(),
             kick: None,
         }
@@ -631,8 +634,14 @@ impl HddModel {
             || (cmd.kind == CommandKind::Flush && !wce)
             || (cmd.kind == CommandKind::Write && cmd.sectors == 0);
         if trivial {
-            let fill = if no_media_read && !cmd.failed { self.iface_ns(cmd.sectors) } else { 0 };
-            self.finish(cmd.id, ready + fill, slotted);
+            let mut at = ready;
+            if no_media_read && !cmd.failed {
+                // Fill data over the one link, after what it carries already.
+                let busy = self.link.map_or(0, |l| l.0);
+                at = ready.max(self.link_free).max(busy) + self.iface_ns(cmd.sectors);
+                self.link_free = at;
+            }
+            self.finish(cmd.id, at, slotted);
             return;
         }
         if !slotted {
@@ -806,7 +815,7 @@ impl HddModel {
             }
             self.adm.pop_front();
             self.cache.used += a.sectors;
-            let end = self.now + self.iface_ns(a.sectors);
+            let end = self.now.max(self.link_free) + self.iface_ns(a.sectors);
             self.link = Some((end, a.id, a.sector, a.sectors));
         }
     }
