@@ -227,18 +227,24 @@ pub struct NextIo {
 }
 
 /// fio's random map: a bitmap of the blocks used in this pass.
+///
+/// The map goes on transparent huge pages (fewer TLB misses) only once the job has marked as
+/// many blocks as the map has 4 KiB pages: a short job over a huge range (30 simulated seconds on
+/// a 30 TB disk) touches a few pages of a map of tens of MiB, and keeps it small.
 #[derive(Debug, Clone)]
 struct RandomMap {
     bits: Vec<u64>,
     nr: u64,
     used: u64,
+    /// Marks after which the map asks for huge pages (`u64::MAX` once it has).
+    huge_at: u64,
 }
 
 impl RandomMap {
     fn new(nr: u64) -> RandomMap {
-        let mut bits = vec![0; nr.div_ceil(64) as usize];
-        crate::process::sys::advise_huge_pages(&mut bits);
-        RandomMap { bits, nr, used: 0 }
+        let bits = vec![0; nr.div_ceil(64) as usize];
+        let huge_at = (bits.len() as u64 * 8).div_ceil(4096);
+        RandomMap { bits, nr, used: 0, huge_at }
     }
 
     fn is_free(&self, b: u64) -> bool {
@@ -250,6 +256,10 @@ impl RandomMap {
         if *w & (1 << (b % 64)) == 0 {
             *w |= 1 << (b % 64);
             self.used += 1;
+            if self.used >= self.huge_at {
+                self.huge_at = u64::MAX;
+                crate::process::sys::advise_huge_pages(&mut self.bits);
+            }
         }
     }
 
