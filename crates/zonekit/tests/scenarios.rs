@@ -7,9 +7,9 @@
 //!
 //! Each scenario checks the behaviour of its table row: the I/Os issued, the zone resets, the depth
 //! distribution, the error of scenario 2 and the zone conditions afterwards (from `zonekit zone
-//! report`). The time-based scenarios (7–10) run for 100 ms instead of 30 s, short enough that no
-//! zone fills at in-process speed without a timing model; their 30 s form waits for the drive
-//! timing models (simulated time).
+//! report`). The profile's timing model runs them in simulated time, so the time-based scenarios
+//! (7–10) run the guide's full 30 s; each scenario's figures are logged (`--no-capture`) for
+//! `docs/models.md`, which compares them with what the drive's mechanics predict.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

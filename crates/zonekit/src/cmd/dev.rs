@@ -120,6 +120,7 @@ pub fn info(args: &InfoArgs, w: &mut impl Write) -> CliResult {
         let conds = cond_counts(dev.as_ref())?;
         let doc = serde_json::json!({
             "device": DeviceJson::new(dev.info()),
+            "timing_model": dev.timing_model().map(|m| m.name().to_string()),
             "conditions": conds.iter().map(|(c, n)| (c.long_name(), *n)).collect::<BTreeMap<_, _>>(),
         });
         return output(
@@ -169,6 +170,10 @@ fn print_info(dev: &dyn ZonedDevice, w: &mut impl Write) -> CliResult {
         writeln!(w, "model:         {}{}", i.model, if i.rotational { ", rotational" } else { "" })?;
         writeln!(w, "vendor:        {}", i.vendor)?;
         writeln!(w, "description:   {}", i.description)?;
+        match dev.timing_model() {
+            Some(m) => writeln!(w, "timing:        model {} (zonekit bench runs in simulated time)", m.name())?,
+            None => writeln!(w, "timing:        none (commands complete at once)")?,
+        }
         writeln!(
             w,
             "capacity:      {} sectors ({}, {:.3} GB)",
