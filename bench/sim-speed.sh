@@ -52,3 +52,20 @@ median "4k randread QD1, 30 s, @zns-zn540 (empty)" ">= 1 M I/O per wall s" --fil
 "$zk" zone finish "$work/zns" >/dev/null
 median "4k randread QD1, 30 s, ZN540 dir (all full)" ">= 1 M I/O per wall s" --filename="$work/zns" "${rr[@]}"
 median "4k randread QD32 libaio, 30 s, (all full)" ">= 1 M I/O per wall s" --filename="$work/zns" "${rr[@]}" --ioengine=libaio --iodepth=32
+
+# Real-time pacing against simulated time: the same 5-second job (4 KiB random reads of the 15 TB
+# disk's conventional zones, QD1) on each clock; the mean latencies should agree within 5 %.
+pace() {
+    "$zk" bench --name=p --filename=@smr-hm-15tb --rw=randread --bs=4k --size=100G --runtime=5 \
+        --time_based=1 --clock="$1" --output-format=json | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["jobs"][0]["read"]
+print(r["total_ios"], r["lat_ns"]["mean"] / 1000)'
+}
+read -r sim_n sim_lat <<<"$(pace sim)"
+read -r real_n real_lat <<<"$(pace real)"
+python3 -c '
+import sys
+sn, sl, rn, rl = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+print("pacing: sim %d reads, mean lat %.1f us; real %d reads, mean lat %.1f us; ratio %.3f   target: within 5 %%"
+      % (sn, sl, rn, rl, rl / sl))' "$sim_n" "$sim_lat" "$real_n" "$real_lat"
