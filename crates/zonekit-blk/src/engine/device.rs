@@ -660,6 +660,7 @@ mod tests {
         let total = clock.now_ns() - t0;
         assert!(total >= 20_000_000, "10 commands of 2 ms took {total} ns");
         let worst = lateness.iter().max().copied().unwrap_or(0);
+        eprintln!("pacing: worst lateness {worst} ns over {} completions", lateness.len());
         assert!(worst < 5_000_000, "a completion came {worst} ns after its model time");
     }
 }
