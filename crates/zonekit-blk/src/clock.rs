@@ -35,11 +35,6 @@ pub trait Clock: Clone + Send + Sync + 'static {
     /// thread (pacing), the simulated one lets its scheduler run other work and jump to `t_ns`.
     fn sleep_until(&self, t_ns: u64) -> impl Future<Output = ()> + Send + '_;
 
-    /// Whether this clock is simulated (time moves only when every job waits).
-    fn is_simulated(&self) -> bool {
-        false
-    }
-
     /// This clock as a [`RealClock`] (the same time base), when it is one: engines over the kernel
     /// stamp their completions with it.
     fn as_real(&self) -> Option<RealClock> {

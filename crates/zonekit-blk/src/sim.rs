@@ -100,11 +100,6 @@ impl SimClock {
         }
         Some(now)
     }
-
-    /// The time of the earliest timer.
-    pub fn next_timer(&self) -> Option<u64> {
-        self.shared.timers.lock().unwrap_or_else(|e| e.into_inner()).heap.peek().map(|t| t.at)
-    }
 }
 
 /// [`SimClock::sleep_until`].
@@ -138,10 +133,6 @@ impl Clock for SimClock {
 
     fn sleep_until(&self, t_ns: u64) -> impl Future<Output = ()> + Send + '_ {
         SimSleep { clock: self, until: t_ns, set: false }
-    }
-
-    fn is_simulated(&self) -> bool {
-        true
     }
 }
 

@@ -166,14 +166,24 @@ impl DeviceTiming {
     }
 }
 
-/// One queued command of a timed device: the slot, its result (the device ran it at queue
-/// time), and what the model is told.
+/// One queued command of a timed device: the slot, the device, and what the model is told.
 #[derive(Debug, Clone, Copy)]
 struct Pending {
     tag: u32,
-    result: i32,
     file: u32,
-    cmd: Option<Command>,
+    cmd: Command,
+}
+
+/// A slot's command on a timed device, from queue to reap.
+#[derive(Debug, Clone, Copy, Default)]
+struct TimedSlot {
+    /// The device ran the command when it was queued: its result.
+    result: i32,
+    /// Index of [`DiskCounts`]' directions (read 0, write 1) for reads and writes.
+    dir: Option<usize>,
+    file: u32,
+    /// When it went to the model (commit).
+    submitted: u64,
 }
 
 /// The in-process engine (see the module documentation).
@@ -194,9 +204,8 @@ pub struct DeviceEngine<C: Clock = RealClock> {
     timing: Vec<Option<(Arc<DeviceTiming>, u32)>>,
     /// Queued for timed devices, not yet committed.
     timed_queued: Vec<Pending>,
-    /// Per slot, for timed devices: result, direction (0 read, 1 write, 2 other), sectors,
-    /// device and submission time.
-    slot_info: Vec<(i32, u8, u64, u32, u64)>,
+    /// Per slot, for timed devices.
+    slot_info: Vec<TimedSlot>,
     /// Timed commands committed and not yet reaped.
     timed_in_flight: usize,
     scratch: Vec<(u32, u64)>,
@@ -238,7 +247,7 @@ impl<C: Clock> DeviceEngine<C> {
             devices,
             timing,
             timed_queued: Vec::with_capacity(depth),
-            slot_info: vec![(0, 2, 0, 0, 0); depth],
+            slot_info: vec![TimedSlot::default(); depth],
             timed_in_flight: 0,
             scratch: Vec::with_capacity(depth),
         })
@@ -319,18 +328,15 @@ impl<C: Clock> DeviceEngine<C> {
             return Queued::Busy;
         }
         let result = self.execute(io);
-        let cmd = self.command(io, engine, result);
-        if cmd.is_none() {
-            return Queued::Completed(result);
-        }
+        let Some(cmd) = self.command(io, engine, result) else { return Queued::Completed(result) };
         self.in_flight[tag] = true;
         let dir = match io.ddir {
-            Ddir::Read => 0,
-            Ddir::Write => 1,
-            _ => 2,
+            Ddir::Read => Some(0),
+            Ddir::Write => Some(1),
+            _ => None,
         };
-        self.slot_info[tag] = (result, dir, u64::from(io.len) >> 9, io.file, 0);
-        self.timed_queued.push(Pending { tag: io.tag, result, file: io.file, cmd });
+        self.slot_info[tag] = TimedSlot { result, dir, file: io.file, submitted: 0 };
+        self.timed_queued.push(Pending { tag: io.tag, file: io.file, cmd });
         Queued::Queued
     }
 }
@@ -379,12 +385,11 @@ impl<C: Clock> Engine for DeviceEngine<C> {
             let now = self.clock.now_ns();
             let pending = std::mem::take(&mut self.timed_queued);
             for p in &pending {
-                if let (Some(cmd), Some(Some((t, _)))) = (p.cmd, self.timing.get(p.file as usize)) {
-                    t.submit(now, cmd);
-                    self.slot_info[p.tag as usize].4 = now;
+                if let Some(Some((t, _))) = self.timing.get(p.file as usize) {
+                    t.submit(now, p.cmd);
+                    self.slot_info[p.tag as usize].submitted = now;
                     self.timed_in_flight += 1;
                 }
-                let _ = p.result;
             }
             n += pending.len();
             self.timed_queued = pending;
@@ -422,14 +427,14 @@ impl<C: Clock> Engine for DeviceEngine<C> {
                 t.take(*engine, now, &mut scratch);
             }
             for &(tag, at) in &scratch {
-                let (result, dir, sectors, file, submitted) = self.slot_info[tag as usize];
+                let slot = self.slot_info[tag as usize];
                 self.in_flight[tag as usize] = false;
-                if dir < 2 && result >= 0 {
-                    let c = &mut self.counts[file as usize];
-                    c.ticks_ns[dir as usize] += at.saturating_sub(submitted);
-                    let _ = sectors;
+                if let Some(d) = slot.dir
+                    && slot.result >= 0
+                {
+                    self.counts[slot.file as usize].ticks_ns[d] += at.saturating_sub(slot.submitted);
                 }
-                out.push(Completion { tag, result, at_ns: at });
+                out.push(Completion { tag, result: slot.result, at_ns: at });
             }
             got += scratch.len();
             self.timed_in_flight -= scratch.len();
