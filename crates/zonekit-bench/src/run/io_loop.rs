@@ -254,38 +254,41 @@ impl<C: Clock> Core<'_, C> {
         self.pending.clear();
     }
 
-    /// Wait for at least `min` completions (0: take what is ready) and complete them. An engine
-    /// whose completions follow a timing model hands back what is done by now: the clock sleeps
-    /// until its next event, as often as it takes.
+    /// Wait for at least `min` completions (0: take what is ready) and complete them.
     async fn reap(&mut self, min: usize) {
-        let mut got = self.reap_ready(min);
-        while got < min && self.inflight > 0 && self.error.is_none() {
-            let Some(t) = self.engine.next_event() else { break };
-            let t = t.max(self.now() + 1);
-            self.clock.sleep_until(t).await;
-            got += self.reap_ready(min - got);
+        let fetched = self.fetch(min).await;
+        self.complete_reaped();
+        if let Err(e) = fetched {
+            let errno = e.raw_os_error().unwrap_or(libc::EIO);
+            self.error.get_or_insert((errno, format!("io_u getevents error: {e}")));
+            // Nothing more can be reaped reliably: give up on what is in flight.
+            self.inflight = 0;
         }
     }
 
-    /// Complete what the engine hands back for `getevents(min)`; returns how many.
-    fn reap_ready(&mut self, min: usize) -> usize {
+    /// Put at least `min` completions in `reaped` (fewer when the engine has no more to give):
+    /// `getevents`, and for an engine whose completions follow a timing model, which hands back
+    /// only what is done by now, sleep on the clock until its next event and ask again.
+    async fn fetch(&mut self, min: usize) -> std::io::Result<()> {
         self.reaped.clear();
-        let mut reaped = std::mem::take(&mut self.reaped);
-        match self.engine.getevents(min, &mut reaped) {
-            Ok(_) => {}
-            Err(e) => {
-                let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                self.error.get_or_insert((errno, format!("io_u getevents error: {e}")));
-                // Nothing more can be reaped reliably: give up on what is in flight.
-                self.inflight = 0;
-                self.reaped = reaped;
-                return 0;
+        loop {
+            let have = self.reaped.len();
+            self.engine.getevents(min - have, &mut self.reaped)?;
+            if self.reaped.len() >= min {
+                return Ok(());
             }
+            let Some(t) = self.engine.next_event() else { return Ok(()) };
+            let t = t.max(self.now() + 1);
+            self.clock.sleep_until(t).await;
         }
-        let n = reaped.len();
+    }
+
+    /// Complete what [`Core::fetch`] put in `reaped`.
+    fn complete_reaped(&mut self) {
+        let mut reaped = std::mem::take(&mut self.reaped);
         if reaped.is_empty() {
             self.reaped = reaped;
-            return 0;
+            return;
         }
         if !self.ramping {
             self.stats.completed(reaped.len() as u32);
@@ -307,7 +310,6 @@ impl<C: Clock> Core<'_, C> {
             }
         }
         self.reaped = reaped;
-        n
     }
 
     fn complete(&mut self, io: NextIo, res: i64, start: u64, issue: u64, done: u64) {
@@ -755,16 +757,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             Queued::Queued | Queued::Busy => {
                 // An engine that is not really synchronous (a timed device): commit and wait.
                 let _ = self.core.engine.commit();
-                loop {
-                    self.core.reaped.clear();
-                    let _ = self.core.engine.getevents(1, &mut self.core.reaped);
-                    if !self.core.reaped.is_empty() {
-                        break;
-                    }
-                    let Some(t) = self.core.engine.next_event() else { break };
-                    let t = t.max(self.core.now() + 1);
-                    self.core.clock.sleep_until(t).await;
-                }
+                let _ = self.core.fetch(1).await;
                 self.core.reaped.first().map_or((-libc::EIO, None), |c| (c.result, Some(c.at_ns)))
             }
         };
