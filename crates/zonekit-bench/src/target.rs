@@ -76,6 +76,11 @@ impl Devices {
         Ok(dev)
     }
 
+    /// The device `name` names, if it is open.
+    pub fn opened(&self, name: &str) -> Option<&Arc<dyn ZonedDevice>> {
+        self.open.get(name)
+    }
+
     /// Every device opened, by name.
     pub fn iter(&self) -> impl Iterator<Item = (&String, &Arc<dyn ZonedDevice>)> {
         self.open.iter()

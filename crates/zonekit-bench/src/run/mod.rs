@@ -355,12 +355,23 @@ fn waitees(clones: &[Clone_], c: &Clone_) -> Vec<Arc<Progress>> {
     }
 }
 
-/// Wait, 1 ms at a time on `clock`, until every one of `waitees` has finished or the run is
-/// terminated.
-async fn wait_for_jobs<C: Clock>(clock: &C, waitees: &[Arc<Progress>], terminate: &AtomicBool) {
+/// A clone's life on `clock`, on its thread or as a task of the event loop: wait (1 ms at a time)
+/// until every one of `waitees` has finished or the run is terminated, run, then say it has
+/// finished.
+async fn clone_life<C: Clock>(
+    clock: C,
+    waitees: Vec<Arc<Progress>>,
+    p: Prepared,
+    terminate: Arc<AtomicBool>,
+    progress: Arc<Progress>,
+    note: NoteSink,
+) -> JobOutcome {
     while !waitees.iter().all(|w| w.finished.load(Ordering::Relaxed)) && !terminate.load(Ordering::Relaxed) {
         clock.sleep_until(clock.now_ns() + 1_000_000).await;
     }
+    let o = run_prepared(p, clock, terminate, progress.clone(), note).await;
+    progress.finished.store(true, Ordering::Relaxed);
+    o
 }
 
 /// Run the groups in order, every clone of a group on its own thread in real time. Returns the
@@ -395,12 +406,7 @@ fn run_groups_threads(
             let body = move || {
                 // One time base for every job: devices with a timing model are shared.
                 let clock = RealClock::with_origin(begun);
-                crate::run::executor::block_on(async {
-                    wait_for_jobs(&clock, &wait, &t).await;
-                    let o = run_prepared(p, clock, t, pr.clone(), n).await;
-                    pr.finished.store(true, Ordering::Relaxed);
-                    o
-                })
+                crate::run::executor::block_on(clone_life(clock, wait, p, t, pr, n))
             };
             match std::thread::Builder::new().name(name).spawn(body) {
                 Ok(h) => handles.push((i, h)),

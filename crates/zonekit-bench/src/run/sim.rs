@@ -5,7 +5,7 @@
 //! device with a model gets one [`DeviceTiming`] shared by every job that uses it.
 //!
 //! [`run_groups_sim`] runs each group's clones as tasks of one discrete-event scheduler on one
-//! thread: the same job code as the threads ([`run_prepared`]), interleaved in simulated-time
+//! thread: the same job code as the threads ([`super::job_thread::run_prepared`]), interleaved in simulated-time
 //! order. A job's waits (for its device's completions, a zone another job holds, `startdelay`,
 //! `wait_for`) let the others run, and when every job waits the clock jumps to the earliest
 //! moment one of them waits for. Groups follow each other on the same clock, as `stonewall`
@@ -19,8 +19,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use zonekit_blk::{Clock, DeviceTiming, Scheduler, SimClock, sim::Task};
 
-use super::job_thread::{JobOutcome, NoteSink, Prepared, run_prepared};
-use super::{BenchJob, ClockChoice, Clone_, Monitor, wait_for_jobs, waitees};
+use super::job_thread::{JobOutcome, NoteSink, Prepared};
+use super::{BenchJob, ClockChoice, Clone_, Monitor, clone_life, waitees};
 use crate::output::report::ClockReport;
 use crate::stats::{CpuTimes, sys::thread_rusage};
 use crate::target::Devices;
@@ -44,19 +44,20 @@ impl ClockPlan {
             let names = super::sizing::file_paths(&j.opts, 0);
             for n in names {
                 let name = n.display().to_string();
-                let model = devices.iter().find(|(k, _)| **k == name).and_then(|(_, d)| d.timing_model());
-                match model {
-                    Some(m) if j.opts.ioengine != "null" => {
-                        timings.entry(name).or_insert_with(|| Arc::new(DeviceTiming::new(m)));
+                if j.opts.ioengine == "null" {
+                    untimed.get_or_insert_with(|| format!("job {}: ioengine=null does no I/O on the device", j.name));
+                    continue;
+                }
+                if timings.contains_key(&name) {
+                    continue;
+                }
+                // Each device's model is built once, the first time a job names it.
+                match devices.opened(&name).and_then(|d| d.timing_model()) {
+                    Some(m) => {
+                        timings.insert(name, Arc::new(DeviceTiming::new(m)));
                     }
-                    _ => {
-                        untimed.get_or_insert_with(|| {
-                            if j.opts.ioengine == "null" {
-                                format!("job {}: ioengine=null does no I/O on the device", j.name)
-                            } else {
-                                format!("job {}: {name} has no timing model", j.name)
-                            }
-                        });
+                    None => {
+                        untimed.get_or_insert_with(|| format!("job {}: {name} has no timing model", j.name));
                     }
                 }
             }
@@ -141,14 +142,8 @@ pub(super) fn run_groups_sim(
             let Some(p) = prepared[i].take() else { continue };
             let (t, pr, n) = (terminate.clone(), c.progress.clone(), note.clone());
             let wait = waitees(clones, c);
-            let clk = clock.clone();
             index.push(i);
-            tasks.push(Box::pin(async move {
-                wait_for_jobs(&clk, &wait, &t).await;
-                let o = run_prepared(p, clk.clone(), t, pr.clone(), n).await;
-                pr.finished.store(true, Ordering::Relaxed);
-                o
-            }));
+            tasks.push(Box::pin(clone_life(clock.clone(), wait, p, t, pr, n)));
         }
         let ru0 = thread_rusage().unwrap_or_default();
         let n = tasks.len() as u64;
