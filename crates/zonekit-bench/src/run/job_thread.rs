@@ -102,14 +102,17 @@ impl Prepared {
     /// Time the clone's devices with their models: `timing` gives each device's shared timing
     /// by the name the job gives it.
     pub fn set_timing(&mut self, timing: impl Fn(&str) -> Option<Arc<DeviceTiming>>) {
-        self.timing = self
-            .files
-            .iter()
-            .zip(&self.devices)
-            .filter(|(_, d)| d.is_some())
-            .map(|(f, _)| timing(&f.path.display().to_string()))
-            .collect();
+        self.timing = device_names(&self.files, &self.devices).map(|n| timing(&n)).collect();
     }
+}
+
+/// The names the job gives its devices (zonekit's devices only, in the order of its files): the
+/// engine's table of devices, and the keys of the run's shared timings and disk statistics.
+fn device_names<'a>(
+    files: &'a [PlannedFile],
+    devices: &'a [Option<Arc<dyn ZonedDevice>>],
+) -> impl Iterator<Item = String> + 'a {
+    files.iter().zip(devices).filter(|(_, d)| d.is_some()).map(|(f, _)| f.path.display().to_string())
 }
 
 fn fail(run: &JobRun, started: SystemTime, errno: i32, msg: String) -> JobOutcome {
@@ -539,13 +542,8 @@ pub async fn run_prepared<C: Clock>(
             }
         }
     }
-    let device_io: Vec<(String, DiskCounts)> = files
-        .iter()
-        .zip(&devices)
-        .filter(|(_, d)| d.is_some())
-        .map(|(f, _)| f.path.display().to_string())
-        .zip(engine.disk_counts().iter().copied())
-        .collect();
+    let device_io: Vec<(String, DiskCounts)> =
+        device_names(&files, &devices).zip(engine.disk_counts().iter().copied()).collect();
     drop(engine);
     let elapsed_ns = clock.now_ns().saturating_sub(t0);
     let ru1 = thread_rusage().unwrap_or_default();
