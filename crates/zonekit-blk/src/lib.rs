@@ -10,6 +10,7 @@
 pub mod clock;
 pub mod engine;
 pub mod file;
+pub mod request;
 pub mod sim;
 mod sys;
 

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::buf::SlotBuffers;
 use super::uring::{PushError, Rw, claim_slot, free_slot_buffer};
-use crate::engine::Completion;
+use crate::request::Completion;
 
 /// `struct iocb` (`include/uapi/linux/aio_abi.h`, little-endian field order).
 #[repr(C)]

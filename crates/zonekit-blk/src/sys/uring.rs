@@ -12,7 +12,7 @@ use std::os::fd::RawFd;
 use io_uring::{IoUring, Probe, opcode, squeue, types};
 
 use super::buf::SlotBuffers;
-use crate::engine::Completion;
+use crate::request::Completion;
 
 /// How to set a ring up (fio's io_uring options).
 #[derive(Debug, Clone, Default)]
