@@ -47,10 +47,40 @@ pub struct DeviceInfo {
     pub description: String,
     /// Whether the device is a spinning disk.
     pub rotational: bool,
+    /// The block layer's queue settings for the device (`/sys/block/X/queue`'s `max_sectors_kb` and
+    /// `zoned_qd1_writes`): its defaults, which a run may override.
+    pub queue: QueueSettings,
     /// Whether written data can be read back: false for a device that keeps only its zone state
     /// (the `none` store: reads below a write pointer return zeros). A file system cannot live on
     /// such a device.
     pub keeps_data: bool,
+}
+
+/// The block layer's tunable queue settings of a device, as `/sys/block/X/queue` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct QueueSettings {
+    /// Largest request the block layer builds, in KiB (`max_sectors_kb`): reads and writes are
+    /// split at it and plugged writes are merged up to it.
+    pub max_sectors_kb: u32,
+    /// Issue every zone write from one per-device worker at queue depth 1 (`zoned_qd1_writes`).
+    pub zoned_qd1_writes: bool,
+}
+
+impl QueueSettings {
+    /// Linux's default request size cap (`BLK_DEF_MAX_SECTORS_CAP`, 2560 sectors).
+    pub const DEFAULT_MAX_SECTORS_KB: u32 = 1280;
+
+    /// The kernel's defaults for a device: 1280 KiB requests, and QD1 zone writes on a rotational
+    /// device (Linux 7.1 turns `zoned_qd1_writes` on for rotational zoned disks).
+    pub fn defaults(rotational: bool) -> QueueSettings {
+        QueueSettings { max_sectors_kb: Self::DEFAULT_MAX_SECTORS_KB, zoned_qd1_writes: rotational }
+    }
+}
+
+impl Default for QueueSettings {
+    fn default() -> QueueSettings {
+        QueueSettings::defaults(false)
+    }
 }
 
 /// Errors of device operations.

@@ -15,7 +15,9 @@ pub mod timing;
 pub mod units;
 pub mod zone;
 
-pub use device::{BlockIo, DeviceError, DeviceInfo, DeviceKind, DeviceResult, ZoneManagement, ZoneReport, ZonedDevice};
+pub use device::{
+    BlockIo, DeviceError, DeviceInfo, DeviceKind, DeviceResult, QueueSettings, ZoneManagement, ZoneReport, ZonedDevice,
+};
 pub use errno::Errno;
 pub use error::{GeometryError, ZoneError, ZoneErrorKind};
 pub use geometry::{Geometry, Limits};

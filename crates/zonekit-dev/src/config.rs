@@ -4,7 +4,7 @@
 
 use crate::model::{ModelSpec, StoredModel};
 use serde::{Deserialize, Serialize};
-use zonekit_core::{Geometry, GeometryError, Limits, Personality};
+use zonekit_core::{Geometry, GeometryError, Limits, Personality, QueueSettings};
 
 /// Everything needed to build an emulated device.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +25,8 @@ pub struct DeviceConfig {
     pub description: String,
     /// The drive's timing model, if it has one.
     pub model: Option<ModelSpec>,
+    /// The block layer's queue settings (defaults from the drive).
+    pub queue: QueueSettings,
 }
 
 /// Explicit geometry for a new emulated device, as `zonekit dev create` takes it (sizes in bytes).
@@ -86,6 +88,7 @@ impl GeometrySpec {
             profile: None,
             rotational: self.personality == Personality::Zbc,
             model: None,
+            queue: QueueSettings::defaults(self.personality == Personality::Zbc),
         })
     }
 }
@@ -230,6 +233,7 @@ impl DeviceConfig {
             vendor: m.vendor.clone(),
             description: m.description.clone(),
             model,
+            queue: QueueSettings::defaults(m.rotational),
         })
     }
 }

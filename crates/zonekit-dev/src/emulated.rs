@@ -51,6 +51,7 @@ pub fn device_info(spec: &str, kind: DeviceKind, config: &DeviceConfig) -> Devic
         vendor: config.vendor.clone(),
         description: config.description.clone(),
         rotational: config.rotational,
+        queue: config.queue,
     }
 }
 

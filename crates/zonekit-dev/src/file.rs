@@ -94,6 +94,7 @@ pub fn open_file_zoned(
             .into(),
         geometry,
         model: None,
+        queue: zonekit_core::QueueSettings::defaults(false),
     };
     let store = FileStore::new(file, config.geometry.zone_size);
     Ok(EmulatedDevice::new(spec, DeviceKind::File, &config, Box::new(store)))

@@ -250,6 +250,7 @@ impl Profile {
             vendor: self.vendor.to_string(),
             description: self.description.to_string(),
             model: self.model,
+            queue: zonekit_core::QueueSettings::defaults(self.rotational),
         }
     }
 }

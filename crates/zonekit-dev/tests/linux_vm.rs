@@ -640,6 +640,7 @@ fn emulated_twin(info: &zonekit_core::DeviceInfo) -> EmulatedDevice {
         vendor: info.vendor.clone(),
         description: info.description.clone(),
         model: None,
+        queue: info.queue,
     };
     let kind = DeviceKind::Emulated { store: "memory".into(), profile: None };
     EmulatedDevice::new(&format!("emulated {}", info.spec), kind, &config, Box::new(MemoryStore::new()))

@@ -137,6 +137,8 @@ pub struct Sysfs {
     pub zone_append_max_bytes: u64,
     /// `queue/rotational`.
     pub rotational: bool,
+    /// `queue/max_sectors_kb` and `queue/zoned_qd1_writes` (absent before Linux 7.1: off).
+    pub queue: zonekit_core::QueueSettings,
     /// `queue/dma_alignment` (a mask: buffers must be aligned to `dma_alignment + 1`), if present.
     pub dma_alignment: Option<u32>,
     /// `device/vendor`, trimmed, if present.
@@ -184,6 +186,11 @@ impl Sysfs {
             max_active_zones: small(num("queue/max_active_zones")?),
             zone_append_max_bytes: num("queue/zone_append_max_bytes")?.unwrap_or(0),
             rotational: num("queue/rotational")?.unwrap_or(0) != 0,
+            queue: zonekit_core::QueueSettings {
+                max_sectors_kb: num("queue/max_sectors_kb")?
+                    .map_or(zonekit_core::QueueSettings::DEFAULT_MAX_SECTORS_KB, |v| small(Some(v)).max(1)),
+                zoned_qd1_writes: num("queue/zoned_qd1_writes")?.unwrap_or(0) != 0,
+            },
             dma_alignment: num("queue/dma_alignment")?.map(|v| u32::try_from(v).unwrap_or(u32::MAX)),
             vendor: text("device/vendor")?.filter(|s| !s.is_empty()),
             model: text("device/model")?.filter(|s| !s.is_empty()),
@@ -308,6 +315,7 @@ pub fn device_info(spec: &str, sysfs: &Sysfs, k: &KernelGeometry, report: &Repor
         vendor,
         description,
         rotational: sysfs.rotational,
+        queue: sysfs.queue,
         keeps_data: true,
     })
 }
