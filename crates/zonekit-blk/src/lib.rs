@@ -13,6 +13,7 @@ pub mod file;
 pub mod request;
 pub mod sim;
 mod sys;
+pub mod zoned;
 
 pub use clock::{Clock, RealClock};
 pub use engine::{
