@@ -84,6 +84,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         stdout_is_tty: inv.output.is_none() && crate::process::isatty(1),
         zone_report_out: inv.zone_report_out.clone(),
         clock: inv.clock,
+        queue: inv.queue,
     };
     let sink: Box<dyn Write + Send> = match &inv.output {
         Some(path) => match std::fs::File::create(path) {

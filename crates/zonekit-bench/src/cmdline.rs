@@ -111,6 +111,9 @@ pub struct Invocation {
     pub zone_report_out: Option<PathBuf>,
     /// `--clock=sim|real` (zonekit's own): the clock of a run on devices with a timing model.
     pub clock: crate::run::ClockChoice,
+    /// `--zoned-qd1-writes=0|1` and `--max-sectors-kb=N` (zonekit's own): the block layer's queue
+    /// settings of zonekit's devices for this run.
+    pub queue: crate::run::QueueOverrides,
 }
 
 impl Invocation {
@@ -187,6 +190,16 @@ pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
         "clock",
         Arg::Required,
         "zonekit: sim or real, the clock of a run on devices with a timing model (default: sim when every job runs on one; real paces each completion at the model's time)",
+    ),
+    (
+        "zoned-qd1-writes",
+        Arg::Required,
+        "zonekit: 0 or 1, send every zone write of zonekit's devices from one worker at queue depth 1 (Linux's /sys/block/X/queue/zoned_qd1_writes; default: the device's, on for rotational drives)",
+    ),
+    (
+        "max-sectors-kb",
+        Arg::Required,
+        "zonekit: the largest request zonekit's block layer builds for zonekit's devices, in KiB (Linux's max_sectors_kb; default: the device's)",
     ),
 ];
 
@@ -300,6 +313,7 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
         notes: Vec::new(),
         zone_report_out: None,
         clock: crate::run::ClockChoice::Auto,
+        queue: crate::run::QueueOverrides::default(),
     };
     let mut cmd_sections: Vec<CmdSection> = vec![CmdSection { job: None, entries: Vec::new() }];
     let mut skipping = false;
@@ -552,6 +566,20 @@ fn run_option(
                 "real" => crate::run::ClockChoice::Real,
                 _ => return Err(bad("expected sim or real")),
             }
+        }
+        "zoned-qd1-writes" => {
+            inv.queue.zoned_qd1_writes = Some(match arg {
+                "0" => false,
+                "1" => true,
+                _ => return Err(bad("expected 0 or 1")),
+            })
+        }
+        "max-sectors-kb" => {
+            let kb: u32 = arg.parse().map_err(|_| bad("expected a number of KiB"))?;
+            if !(4..=1_048_576).contains(&kb) {
+                return Err(bad("expected 4 to 1048576 KiB"));
+            }
+            inv.queue.max_sectors_kb = Some(kb);
         }
         "server" | "daemonize" | "client" | "remote-config" => {
             return Err(BenchError::Usage(format!("--{name}: fio's client/server mode is not supported by zonekit")));

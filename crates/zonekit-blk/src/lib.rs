@@ -17,11 +17,12 @@ pub mod zoned;
 
 pub use clock::{Clock, RealClock};
 pub use engine::{
-    Completion, Ddir, DeviceEngineConfig, DeviceTiming, DiskCounts, Engine, EngineConfig, EngineError, Io, Queued,
+    Completion, Ddir, DeviceEngineConfig, DiskCounts, Engine, EngineConfig, EngineError, Io, Queued,
     open_device_engine, open_engine,
 };
 pub use sim::{Scheduler, SimClock};
 pub use sys::buf::{AlignedBuf, page_size};
+pub use zoned::dispatch::{DeviceQueue, QueueConfig};
 
 /// Poll `fut` on this thread until it is ready (for futures that never wait on a waker, such as
 /// the real clock's sleep).

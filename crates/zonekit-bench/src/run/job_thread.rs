@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 use zonekit_blk::file::{self, FileType, LayoutSpec, OpenSpec, SyncMode};
-use zonekit_blk::{Clock, DeviceEngineConfig, DeviceTiming, DiskCounts, EngineConfig, RealClock};
+use zonekit_blk::{Clock, DeviceEngineConfig, DeviceQueue, DiskCounts, EngineConfig, QueueConfig, RealClock};
 use zonekit_core::ZonedDevice;
 
 /// One clone of a job, ready to run.
@@ -84,8 +84,9 @@ pub struct Prepared {
     zones: Vec<Option<ZoneJob>>,
     /// Zones reset at setup to keep the write set within its limit.
     setup_resets: u64,
-    /// The timing of each file's device, when the run uses the devices' timing models.
-    timing: Vec<Option<Arc<DeviceTiming>>>,
+    /// The request queue of each file's device (zonekit's devices only), shared by every job on
+    /// the device.
+    queues: Vec<Option<Arc<DeviceQueue>>>,
 }
 
 impl Prepared {
@@ -99,15 +100,15 @@ impl Prepared {
         &self.devices
     }
 
-    /// Time the clone's devices with their models: `timing` gives each device's shared timing
-    /// by the name the job gives it.
-    pub fn set_timing(&mut self, timing: impl Fn(&str) -> Option<Arc<DeviceTiming>>) {
-        self.timing = device_names(&self.files, &self.devices).map(|n| timing(&n)).collect();
+    /// Give the clone its devices' request queues: `queue` gives each device's shared queue by
+    /// the name the job gives it.
+    pub fn set_queues(&mut self, queue: impl Fn(&str) -> Option<Arc<DeviceQueue>>) {
+        self.queues = device_names(&self.files, &self.devices).map(|n| queue(&n)).collect();
     }
 }
 
 /// The names the job gives its devices (zonekit's devices only, in the order of its files): the
-/// engine's table of devices, and the keys of the run's shared timings and disk statistics.
+/// engine's table of devices, and the keys of the run's shared queues and disk statistics.
 fn device_names<'a>(
     files: &'a [PlannedFile],
     devices: &'a [Option<Arc<dyn ZonedDevice>>],
@@ -371,7 +372,7 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
             Err(e) => return Err(Box::new(setup_failed(&run, e, note))),
         }
     }
-    Ok(Prepared { run, opts: Arc::new(opts), seed, files, devices, zones, setup_resets, timing: Vec::new() })
+    Ok(Prepared { run, opts: Arc::new(opts), seed, files, devices, zones, setup_resets, queues: Vec::new() })
 }
 
 /// The zone rules of a job's workload.
@@ -407,7 +408,7 @@ pub async fn run_prepared<C: Clock>(
     progress: Arc<Progress>,
     _note: NoteSink,
 ) -> JobOutcome {
-    let Prepared { run, opts, seed, files, devices, zones, setup_resets, timing } = p;
+    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues } = p;
     let started = SystemTime::now();
     progress.pid.store(u64::from(crate::process::gettid()), Ordering::Relaxed);
     let on_devices = devices.iter().any(Option::is_some);
@@ -426,9 +427,21 @@ pub async fn run_prepared<C: Clock>(
             buffer_size: sizing::max_block_size(&opts) as usize,
             sync,
             clock: clock.clone(),
-            timing,
         };
-        zonekit_blk::open_device_engine(devices.iter().flatten().cloned().collect(), config)
+        // A clone outside a planned run (no shared queue) gets a queue of its own per device.
+        let queues = devices
+            .iter()
+            .flatten()
+            .enumerate()
+            .map(|(i, d)| {
+                queues
+                    .get(i)
+                    .cloned()
+                    .flatten()
+                    .unwrap_or_else(|| Arc::new(DeviceQueue::new(d.clone(), QueueConfig::for_device(&**d), None)))
+            })
+            .collect();
+        zonekit_blk::open_device_engine(queues, config)
     } else {
         let sync = match opts.sync.as_str() {
             "sync" | "1" => SyncMode::Sync,

@@ -78,6 +78,17 @@ pub struct RunSettings {
     pub zone_report_out: Option<PathBuf>,
     /// `--clock`: simulated or real time for devices with a timing model.
     pub clock: ClockChoice,
+    /// `--zoned-qd1-writes`, `--max-sectors-kb`: the block layer's settings for zonekit's devices.
+    pub queue: QueueOverrides,
+}
+
+/// The block layer's queue settings a run gives zonekit's devices, over their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct QueueOverrides {
+    /// `zoned_qd1_writes`.
+    pub zoned_qd1_writes: Option<bool>,
+    /// `max_sectors_kb`.
+    pub max_sectors_kb: Option<u32>,
 }
 
 /// `--clock=sim|real`: which clock times a run on zonekit's devices with a timing model.
@@ -619,7 +630,7 @@ pub fn execute(
         let _ = writeln!(err, "zonekit: {msg}");
         return RunResult { exit_code: code };
     }
-    let clock_plan = match ClockPlan::new(jobs, &ctx.devices, settings.clock) {
+    let clock_plan = match ClockPlan::new(jobs, &ctx.devices, settings.clock, settings.queue) {
         Ok(p) => p,
         Err(msg) => {
             let _ = writeln!(err, "zonekit: {msg}");
@@ -697,8 +708,13 @@ pub fn execute(
         }
     }
 
+    // Setup reset zones on the devices directly: the queues' plugs learn the write pointers
+    // again, as the kernel revalidates a disk.
+    for q in clock_plan.queues.values() {
+        q.revalidate();
+    }
     for p in prepared.iter_mut().flatten() {
-        p.set_timing(|name| clock_plan.timings.get(name).cloned());
+        p.set_queues(|name| clock_plan.queues.get(name).cloned());
     }
     let clones = Arc::new(clones);
     let terminate = Arc::new(AtomicBool::new(false));
@@ -754,7 +770,7 @@ pub fn execute(
         disk_reports.extend(device_disk_reports(
             outcomes.iter().map(|(_, o)| o),
             Duration::from_nanos(elapsed_ns),
-            |name| clock_plan.timings.get(name).map(|t| t.busy_ns()),
+            |name| clock_plan.queues.get(name).filter(|q| q.is_timed()).map(|q| q.busy_ns()),
         ));
     }
     let mut report = RunReport::new(reports, disk_reports);

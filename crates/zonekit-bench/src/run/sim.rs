@@ -17,28 +17,35 @@ use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use zonekit_blk::{Clock, DeviceTiming, Scheduler, SimClock, sim::Task};
+use zonekit_blk::{Clock, DeviceQueue, QueueConfig, Scheduler, SimClock, sim::Task};
 
 use super::job_thread::{JobOutcome, NoteSink, Prepared};
-use super::{BenchJob, ClockChoice, Clone_, Monitor, clone_life, waitees};
+use super::{BenchJob, ClockChoice, Clone_, Monitor, QueueOverrides, clone_life, waitees};
 use crate::output::report::ClockReport;
 use crate::stats::{CpuTimes, sys::thread_rusage};
 use crate::target::Devices;
 
-/// Which clock times a run, and the timing of each device that has a model.
+/// Which clock times a run, and the request queue of each of zonekit's devices (timed by the
+/// device's model, if it has one).
 #[derive(Debug, Default)]
 pub struct ClockPlan {
     /// Simulated time.
     pub sim: bool,
-    /// Each device with a timing model, by the name jobs give it.
-    pub timings: HashMap<String, Arc<DeviceTiming>>,
+    /// Each of zonekit's devices the jobs use, by the name jobs give it: one queue shared by every
+    /// job on the device, so its zone write plugs (and its model) see every writer.
+    pub queues: HashMap<String, Arc<DeviceQueue>>,
 }
 
 impl ClockPlan {
     /// The plan for `jobs` on `devices` (opened already) under `choice`; an error line when
     /// `--clock=sim` is asked for a job that cannot run in simulated time.
-    pub fn new(jobs: &[BenchJob], devices: &Devices, choice: ClockChoice) -> Result<ClockPlan, String> {
-        let mut timings = HashMap::new();
+    pub fn new(
+        jobs: &[BenchJob],
+        devices: &Devices,
+        choice: ClockChoice,
+        overrides: QueueOverrides,
+    ) -> Result<ClockPlan, String> {
+        let mut queues: HashMap<String, Arc<DeviceQueue>> = HashMap::new();
         let mut untimed: Option<String> = None;
         for j in jobs {
             let names = super::sizing::file_paths(&j.opts, 0);
@@ -48,23 +55,34 @@ impl ClockPlan {
                     untimed.get_or_insert_with(|| format!("job {}: ioengine=null does no I/O on the device", j.name));
                     continue;
                 }
-                if timings.contains_key(&name) {
-                    continue;
-                }
-                // Each device's model is built once, the first time a job names it.
-                match devices.opened(&name).and_then(|d| d.timing_model()) {
-                    Some(m) => {
-                        timings.insert(name, Arc::new(DeviceTiming::new(m)));
-                    }
-                    None => {
+                if let Some(q) = queues.get(&name) {
+                    if !q.is_timed() {
                         untimed.get_or_insert_with(|| format!("job {}: {name} has no timing model", j.name));
                     }
+                    continue;
                 }
+                let Some(dev) = devices.opened(&name) else {
+                    untimed.get_or_insert_with(|| format!("job {}: {name} has no timing model", j.name));
+                    continue;
+                };
+                // Each device's queue (and model) is built once, the first time a job names it.
+                let model = dev.timing_model();
+                if model.is_none() {
+                    untimed.get_or_insert_with(|| format!("job {}: {name} has no timing model", j.name));
+                }
+                let mut config = QueueConfig::for_device(&**dev);
+                if let Some(on) = overrides.zoned_qd1_writes {
+                    config.settings.zoned_qd1_writes = on;
+                }
+                if let Some(kb) = overrides.max_sectors_kb {
+                    config.settings.max_sectors_kb = kb;
+                }
+                queues.insert(name, Arc::new(DeviceQueue::new(dev.clone(), config, model)));
             }
         }
         let sim = match choice {
             ClockChoice::Real => false,
-            ClockChoice::Auto => untimed.is_none() && !timings.is_empty(),
+            ClockChoice::Auto => untimed.is_none() && queues.values().any(|q| q.is_timed()),
             ClockChoice::Sim => match untimed {
                 Some(why) => {
                     return Err(format!(
@@ -74,12 +92,17 @@ impl ClockPlan {
                 None => true,
             },
         };
-        Ok(ClockPlan { sim, timings })
+        Ok(ClockPlan { sim, queues })
+    }
+
+    /// Whether a model times some device.
+    fn timed(&self) -> bool {
+        self.queues.values().any(|q| q.is_timed())
     }
 
     /// The models' names, sorted and joined with `, `.
     fn models(&self) -> String {
-        let mut names: Vec<&str> = self.timings.values().map(|t| t.model_name()).collect();
+        let mut names: Vec<&str> = self.queues.values().filter_map(|q| q.model_name()).collect();
         names.sort_unstable();
         names.dedup();
         names.join(", ")
@@ -87,7 +110,7 @@ impl ClockPlan {
 
     /// The line the normal output prints after `Starting N threads`, when a model times the run.
     pub fn line(&self) -> Option<String> {
-        if self.timings.is_empty() {
+        if !self.timed() {
             return None;
         }
         Some(if self.sim {
@@ -99,8 +122,7 @@ impl ClockPlan {
 
     /// JSON's `"zonekit"` object, when a model times the run.
     pub fn report(&self) -> Option<ClockReport> {
-        (!self.timings.is_empty())
-            .then(|| ClockReport { clock: if self.sim { "sim" } else { "real" }, model: self.models() })
+        self.timed().then(|| ClockReport { clock: if self.sim { "sim" } else { "real" }, model: self.models() })
     }
 }
 

@@ -24,13 +24,12 @@
 
 use std::collections::VecDeque;
 use std::io;
-use std::sync::{Arc, Mutex};
-
-use zonekit_core::{Command, CommandKind, DeviceError, Done, TimingModel, ZoneOp, ZonedDevice};
+use std::sync::Arc;
 
 use super::{Completion, Ddir, DiskCounts, Engine, EngineError, Io, Queued, check_len};
 use crate::clock::{Clock, RealClock};
 use crate::sys::buf::SlotBuffers;
+use crate::zoned::dispatch::{DeviceQueue, Finished, QueueIo, QueueOp};
 
 /// How to build a [`DeviceEngine`].
 #[derive(Debug, Clone)]
@@ -43,180 +42,49 @@ pub struct DeviceEngineConfig<C: Clock = RealClock> {
     pub sync: bool,
     /// The clock completions are stamped with.
     pub clock: C,
-    /// The timing of each device (in the order of the devices), `None` for a device served
-    /// without one.
-    pub timing: Vec<Option<Arc<DeviceTiming>>>,
 }
 
-/// Build the in-process engine over `devices` (the job's files, in order).
+/// Build the in-process engine over the request queues of the job's devices (its files, in
+/// order).
 pub fn open_device_engine<C: Clock>(
-    devices: Vec<Arc<dyn ZonedDevice>>,
+    queues: Vec<Arc<DeviceQueue>>,
     config: DeviceEngineConfig<C>,
 ) -> Result<Box<dyn Engine>, EngineError> {
-    Ok(Box::new(DeviceEngine::new(devices, config)?))
+    Ok(Box::new(DeviceEngine::new(queues, config)?))
 }
 
-/// A device's timing model during a run, shared by every engine that uses the device: what the
-/// model completed for each engine, and the device's own counters (commands, sectors, time spent,
-/// time busy).
-pub struct DeviceTiming {
-    state: Mutex<TimingState>,
-    model_name: String,
-}
-
-impl std::fmt::Debug for DeviceTiming {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DeviceTiming").field("model", &self.model_name).finish()
-    }
-}
-
-struct TimingState {
-    model: Box<dyn TimingModel>,
-    /// The latest time the model was given (submissions never go back in time).
-    last: u64,
-    scratch: Vec<Done>,
-    /// Per engine: commands completed, not yet reaped (tag, time).
-    outboxes: Vec<VecDeque<(u32, u64)>>,
-    outstanding: u32,
-    busy_since: u64,
-    busy_ns: u64,
-}
-
-impl TimingState {
-    /// Run the model to `t` and sort what completed into the engines' outboxes.
-    fn run_to(&mut self, t: u64) {
-        let t = t.max(self.last);
-        self.last = t;
-        self.scratch.clear();
-        self.model.complete_until(t, &mut self.scratch);
-        for d in &self.scratch {
-            let (engine, tag) = ((d.id >> 32) as usize, d.id as u32);
-            if let Some(o) = self.outboxes.get_mut(engine) {
-                o.push_back((tag, d.at_ns));
-            }
-            self.outstanding = self.outstanding.saturating_sub(1);
-            if self.outstanding == 0 {
-                self.busy_ns += d.at_ns.saturating_sub(self.busy_since);
-            }
-        }
-    }
-}
-
-impl DeviceTiming {
-    /// The timing of a device whose model is `model` (fresh: the drive at rest at time 0 of the
-    /// clock that will drive it).
-    pub fn new(model: Box<dyn TimingModel>) -> DeviceTiming {
-        DeviceTiming {
-            model_name: model.name().to_string(),
-            state: Mutex::new(TimingState {
-                model,
-                last: 0,
-                scratch: Vec::new(),
-                outboxes: Vec::new(),
-                outstanding: 0,
-                busy_since: 0,
-                busy_ns: 0,
-            }),
-        }
-    }
-
-    /// The model's name.
-    pub fn model_name(&self) -> &str {
-        &self.model_name
-    }
-
-    /// Nanoseconds during which the device had at least one command (up to the last completion
-    /// handed out).
-    pub fn busy_ns(&self) -> u64 {
-        self.lock().busy_ns
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, TimingState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn register(&self) -> u32 {
-        let mut s = self.lock();
-        s.outboxes.push(VecDeque::new());
-        (s.outboxes.len() - 1) as u32
-    }
-
-    fn submit(&self, t: u64, cmd: Command) {
-        let mut s = self.lock();
-        s.run_to(t);
-        let t = s.last;
-        if s.outstanding == 0 {
-            s.busy_since = t;
-        }
-        s.outstanding += 1;
-        s.model.submit(t, cmd);
-    }
-
-    /// Run to `t` and move what completed for `engine` to `out` (tag, time).
-    fn take(&self, engine: u32, t: u64, out: &mut Vec<(u32, u64)>) {
-        let mut s = self.lock();
-        s.run_to(t);
-        if let Some(o) = s.outboxes.get_mut(engine as usize) {
-            out.extend(o.drain(..));
-        }
-    }
-
-    fn next_event(&self) -> Option<u64> {
-        self.lock().model.next_event()
-    }
-}
-
-/// One queued command of a timed device: the slot, the device, and what the model is told.
-#[derive(Debug, Clone, Copy)]
-struct Pending {
-    tag: u32,
-    file: u32,
-    cmd: Command,
-}
-
-/// A slot's command on a timed device, from queue to reap.
+/// A slot's I/O, from queue to reap.
 #[derive(Debug, Clone, Copy, Default)]
-struct TimedSlot {
-    /// The device ran the command when it was queued: its result.
-    result: i32,
+struct Slot {
     /// Index of [`DiskCounts`]' directions (read 0, write 1) for reads and writes.
     dir: Option<usize>,
     file: u32,
-    /// When it went to the model (commit).
-    submitted: u64,
 }
 
 /// The in-process engine (see the module documentation).
 pub struct DeviceEngine<C: Clock = RealClock> {
-    devices: Vec<Arc<dyn ZonedDevice>>,
+    /// Per file: its device's queue and this engine's number in it.
+    queues: Vec<(Arc<DeviceQueue>, u32)>,
     bufs: SlotBuffers,
     sync: bool,
     depth: usize,
     in_flight: Vec<bool>,
-    /// Queued, not yet committed (devices without timing).
+    slots: Vec<Slot>,
+    /// Queued, not yet committed.
     queued: Vec<Io>,
-    /// Served by the device, not yet reaped (devices without timing).
-    done: VecDeque<Completion>,
+    /// Completed by untimed devices, not yet reaped.
+    ready: VecDeque<Completion>,
     clock: C,
     /// What each device did (reads and writes that succeeded).
     counts: Vec<DiskCounts>,
-    /// Per device: its timing and this engine's number in it.
-    timing: Vec<Option<(Arc<DeviceTiming>, u32)>>,
-    /// Queued for timed devices, not yet committed.
-    timed_queued: Vec<Pending>,
-    /// Per slot, for timed devices.
-    slot_info: Vec<TimedSlot>,
-    /// Timed commands committed and not yet reaped.
+    /// I/Os committed to timed devices and not yet reaped.
     timed_in_flight: usize,
-    scratch: Vec<(u32, u64)>,
+    scratch: Vec<Finished>,
 }
 
 impl<C: Clock> DeviceEngine<C> {
-    /// An engine over `devices`.
-    pub fn new(
-        devices: Vec<Arc<dyn ZonedDevice>>,
-        config: DeviceEngineConfig<C>,
-    ) -> Result<DeviceEngine<C>, EngineError> {
+    /// An engine over `queues`.
+    pub fn new(queues: Vec<Arc<DeviceQueue>>, config: DeviceEngineConfig<C>) -> Result<DeviceEngine<C>, EngineError> {
         let bad = |why: &str| EngineError::Option { engine: "device", why: why.to_string() };
         if config.depth == 0 {
             return Err(bad("iodepth must be at least 1"));
@@ -227,117 +95,105 @@ impl<C: Clock> DeviceEngine<C> {
         let depth = config.depth as usize;
         let bufs = SlotBuffers::new(depth, config.buffer_size, 4096)
             .map_err(|source| EngineError::Setup { engine: "device", source })?;
-        let timing = (0..devices.len())
-            .map(|i| {
-                config.timing.get(i).cloned().flatten().map(|t| {
-                    let id = t.register();
-                    (t, id)
-                })
+        let counts = vec![DiskCounts::default(); queues.len()];
+        let queues = queues
+            .into_iter()
+            .map(|q| {
+                let id = q.register();
+                (q, id)
             })
             .collect();
         Ok(DeviceEngine {
+            queues,
             bufs,
             sync: config.sync,
             depth,
             in_flight: vec![false; depth],
+            slots: vec![Slot::default(); depth],
             queued: Vec::with_capacity(depth),
-            done: VecDeque::with_capacity(depth),
+            ready: VecDeque::with_capacity(depth),
             clock: config.clock,
-            counts: vec![DiskCounts::default(); devices.len()],
-            devices,
-            timing,
-            timed_queued: Vec::with_capacity(depth),
-            slot_info: vec![TimedSlot::default(); depth],
+            counts,
             timed_in_flight: 0,
             scratch: Vec::with_capacity(depth),
         })
     }
 
-    /// Run one command against its device: bytes transferred (0 for syncs and resets) or
-    /// `-errno`, the errno the device's personality gives.
-    fn execute(&mut self, io: &Io) -> i32 {
-        let Some(dev) = self.devices.get(io.file as usize) else { return -libc::EBADF };
-        let neg = |e: DeviceError| -e.errno().0;
-        let (sector, len) = (io.offset >> 9, io.len as usize);
-        let sector_aligned = io.offset.is_multiple_of(512) && (io.len as u64).is_multiple_of(512);
+    /// Checks the block layer makes before anything is queued: `Err(-errno)` for an I/O that
+    /// cannot go (bad file, length or alignment; a trim, which an emulated zoned device does not
+    /// have: zonemode=zbd turns trims into zone resets before they get here).
+    fn check(&self, io: &Io) -> Result<(), i32> {
+        if io.file as usize >= self.queues.len() {
+            return Err(-libc::EBADF);
+        }
+        let aligned = io.offset.is_multiple_of(512) && u64::from(io.len).is_multiple_of(512);
         match io.ddir {
             Ddir::Read | Ddir::Write => {
-                if check_len(&self.bufs, io).is_err() || !sector_aligned {
-                    return -libc::EINVAL;
-                }
-                let Some(slot) = self.bufs.get_mut(io.tag as usize) else { return -libc::EINVAL };
-                let buf = &mut slot[..len];
-                let r = if io.ddir == Ddir::Read { dev.read_at(sector, buf) } else { dev.write_at(sector, buf) };
-                match r {
-                    Ok(()) => {
-                        let d = usize::from(io.ddir == Ddir::Write);
-                        let c = &mut self.counts[io.file as usize];
-                        c.ios[d] += 1;
-                        c.sectors[d] += u64::from(io.len) >> 9;
-                        io.len as i32
-                    }
-                    Err(e) => neg(e),
+                check_len(&self.bufs, io)?;
+                if !aligned {
+                    return Err(-libc::EINVAL);
                 }
             }
-            // A discard has no meaning for an emulated zoned device (zonemode=zbd turns trims
-            // into zone resets before they get here).
-            Ddir::Trim => -libc::EOPNOTSUPP,
-            Ddir::Sync | Ddir::DataSync => dev.flush().map_or_else(neg, |()| 0),
-            Ddir::ZoneReset => {
-                if !sector_aligned {
-                    return -libc::EINVAL;
-                }
-                dev.zone_mgmt(ZoneOp::Reset, sector, u64::from(io.len) >> 9).map_or_else(neg, |()| 0)
-            }
+            Ddir::ZoneReset if !aligned => return Err(-libc::EINVAL),
+            Ddir::Trim => return Err(-libc::EOPNOTSUPP),
+            _ => {}
         }
+        Ok(())
     }
 
-    /// What the model is told of `io`, run with `result`.
-    fn command(&self, io: &Io, engine: u32, result: i32) -> Option<Command> {
-        let (sector, sectors) = (io.offset >> 9, u64::from(io.len) >> 9);
-        let kind = match io.ddir {
-            Ddir::Read => CommandKind::Read,
-            Ddir::Write => CommandKind::Write,
-            Ddir::Sync | Ddir::DataSync => CommandKind::Flush,
-            Ddir::ZoneReset => CommandKind::ZoneMgmt(ZoneOp::Reset),
-            Ddir::Trim => return None,
+    /// Send `io` to its device's queue.
+    fn submit(&mut self, io: &Io) {
+        let now = self.clock.now_ns();
+        let (q, engine) = &self.queues[io.file as usize];
+        let op = match io.ddir {
+            Ddir::Read => QueueOp::Read,
+            Ddir::Write => QueueOp::Write,
+            Ddir::Sync | Ddir::DataSync => QueueOp::Flush,
+            Ddir::ZoneReset => QueueOp::Reset,
+            Ddir::Trim => unreachable!("refused by check"),
         };
-        let media_sectors = match io.ddir {
-            Ddir::Read if result >= 0 => self.devices[io.file as usize].media_sectors(sector, sectors),
-            Ddir::Read | Ddir::Write => sectors,
-            _ => 0,
-        };
-        let sectors = if kind == CommandKind::Flush { 0 } else { sectors };
-        Some(Command {
-            id: (u64::from(engine) << 32) | u64::from(io.tag),
-            kind,
-            sector,
-            sectors,
-            media_sectors,
-            failed: result < 0,
-        })
-    }
-
-    /// Queue `io` for its timed device: run it on the device now, tell the model at commit.
-    fn queue_timed(&mut self, io: &Io, engine: u32) -> Queued {
-        let tag = io.tag as usize;
-        if io.ddir == Ddir::ZoneReset && !self.timed_queued.is_empty() {
-            return Queued::Busy;
-        }
-        if self.in_flight[tag] || self.timed_queued.len() == self.depth {
-            return Queued::Busy;
-        }
-        let result = self.execute(io);
-        let Some(cmd) = self.command(io, engine, result) else { return Queued::Completed(result) };
-        self.in_flight[tag] = true;
         let dir = match io.ddir {
             Ddir::Read => Some(0),
             Ddir::Write => Some(1),
             _ => None,
         };
-        self.slot_info[tag] = TimedSlot { result, dir, file: io.file, submitted: 0 };
-        self.timed_queued.push(Pending { tag: io.tag, file: io.file, cmd });
-        Queued::Queued
+        self.slots[io.tag as usize] = Slot { dir, file: io.file };
+        let len = match op {
+            QueueOp::Read | QueueOp::Write => io.len as usize,
+            _ => 0,
+        };
+        let buf = &mut self.bufs.get_mut(io.tag as usize).expect("checked slot")[..len];
+        let qio = QueueIo { engine: *engine, tag: io.tag, op, sector: io.offset >> 9, sectors: u64::from(io.len) >> 9 };
+        q.submit(now, qio, buf);
+        if q.is_timed() {
+            self.timed_in_flight += 1;
+        } else {
+            let mut scratch = std::mem::take(&mut self.scratch);
+            scratch.clear();
+            q.take(*engine, now, &mut scratch);
+            for f in &scratch {
+                self.account(f);
+                self.ready.push_back(Completion { tag: f.tag, result: f.result, at_ns: f.at_ns });
+            }
+            self.scratch = scratch;
+        }
+    }
+
+    /// Count a finished I/O in its device's statistics.
+    fn account(&mut self, f: &Finished) {
+        let slot = self.slots[f.tag as usize];
+        if let Some(d) = slot.dir
+            && f.result >= 0
+        {
+            let c = &mut self.counts[slot.file as usize];
+            c.ios[d] += 1;
+            c.sectors[d] += f.result as u64 >> 9;
+            c.ticks_ns[d] += f.at_ns.saturating_sub(f.sent_ns);
+        }
+    }
+
+    fn is_timed(&self, io: &Io) -> bool {
+        self.queues.get(io.file as usize).is_some_and(|(q, _)| q.is_timed())
     }
 }
 
@@ -360,16 +216,24 @@ impl<C: Clock> Engine for DeviceEngine<C> {
         if tag >= self.depth {
             return Queued::Completed(-libc::EINVAL);
         }
-        if let Some(Some((_, engine))) = self.timing.get(io.file as usize) {
-            let engine = *engine;
-            return self.queue_timed(io, engine);
+        if let Err(e) = self.check(io) {
+            return Queued::Completed(e);
         }
-        if self.sync {
-            return Queued::Completed(self.execute(io));
+        let timed = self.is_timed(io);
+        if self.sync && !timed {
+            self.submit(io);
+            let c = self.ready.pop_back().expect("an untimed device completes at once");
+            return Queued::Completed(c.result);
         }
-        if io.ddir == Ddir::ZoneReset {
-            // As the kernel engines do with trims: inline, once what is queued is sent.
-            return if self.queued.is_empty() { Queued::Completed(self.execute(io)) } else { Queued::Busy };
+        if io.ddir == Ddir::ZoneReset && !self.queued.is_empty() {
+            // As the kernel engines do with trims: inline (untimed) or as a command of its own
+            // (timed), once what is queued is sent.
+            return Queued::Busy;
+        }
+        if io.ddir == Ddir::ZoneReset && !timed {
+            self.submit(io);
+            let c = self.ready.pop_back().expect("an untimed device completes at once");
+            return Queued::Completed(c.result);
         }
         if self.in_flight[tag] || self.queued.len() == self.depth {
             return Queued::Busy;
@@ -380,27 +244,11 @@ impl<C: Clock> Engine for DeviceEngine<C> {
     }
 
     fn commit(&mut self) -> io::Result<usize> {
-        let mut n = 0;
-        if !self.timed_queued.is_empty() {
-            let now = self.clock.now_ns();
-            let pending = std::mem::take(&mut self.timed_queued);
-            for p in &pending {
-                if let Some(Some((t, _))) = self.timing.get(p.file as usize) {
-                    t.submit(now, p.cmd);
-                    self.slot_info[p.tag as usize].submitted = now;
-                    self.timed_in_flight += 1;
-                }
-            }
-            n += pending.len();
-            self.timed_queued = pending;
-            self.timed_queued.clear();
-        }
         let queued = std::mem::take(&mut self.queued);
         for io in &queued {
-            let result = self.execute(io);
-            self.done.push_back(Completion::new(io.tag, result));
+            self.submit(io);
         }
-        n += queued.len();
+        let n = queued.len();
         self.queued = queued;
         self.queued.clear();
         Ok(n)
@@ -414,7 +262,7 @@ impl<C: Clock> Engine for DeviceEngine<C> {
         if self.timed_in_flight == 0 {
             return None;
         }
-        self.timing.iter().flatten().filter_map(|(t, _)| t.next_event()).min()
+        self.queues.iter().filter(|(q, _)| q.is_timed()).filter_map(|(q, _)| q.next_event()).min()
     }
 
     fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
@@ -423,29 +271,26 @@ impl<C: Clock> Engine for DeviceEngine<C> {
             let now = self.clock.now_ns();
             let mut scratch = std::mem::take(&mut self.scratch);
             scratch.clear();
-            for (t, engine) in self.timing.iter().flatten() {
-                t.take(*engine, now, &mut scratch);
-            }
-            for &(tag, at) in &scratch {
-                let slot = self.slot_info[tag as usize];
-                self.in_flight[tag as usize] = false;
-                if let Some(d) = slot.dir
-                    && slot.result >= 0
-                {
-                    self.counts[slot.file as usize].ticks_ns[d] += at.saturating_sub(slot.submitted);
+            for (q, engine) in &self.queues {
+                if q.is_timed() {
+                    q.take(*engine, now, &mut scratch);
                 }
-                out.push(Completion { tag, result: slot.result, at_ns: at });
+            }
+            for f in &scratch {
+                self.account(f);
+                self.in_flight[f.tag as usize] = false;
+                out.push(Completion { tag: f.tag, result: f.result, at_ns: f.at_ns });
             }
             got += scratch.len();
             self.timed_in_flight -= scratch.len();
             self.scratch = scratch;
         }
-        let n = min.saturating_sub(got).min(self.done.len());
+        let n = min.saturating_sub(got).min(self.ready.len());
         if n == 0 {
             return Ok(got);
         }
         let now = self.clock.now_ns();
-        for mut c in self.done.drain(..n) {
+        for mut c in self.ready.drain(..n) {
             self.in_flight[c.tag as usize] = false;
             c.at_ns = now;
             out.push(c);
@@ -457,7 +302,8 @@ impl<C: Clock> Engine for DeviceEngine<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use zonekit_core::{Command, Done, TimingModel};
+    use crate::zoned::dispatch::QueueConfig;
+    use zonekit_core::{Command, Done, TimingModel, ZonedDevice};
     use zonekit_core::{Errno, ZoneCond};
     use zonekit_dev::{EmulatedDevice, profile, store::MemoryStore};
 
@@ -467,9 +313,15 @@ mod tests {
         Arc::new(EmulatedDevice::new(name, kind, &c, Box::new(MemoryStore::new())))
     }
 
+    fn queue(dev: &Arc<dyn ZonedDevice>, model: Option<Box<dyn TimingModel>>) -> Arc<DeviceQueue> {
+        let mut config = QueueConfig::for_device(&**dev);
+        config.reissue_ns = 0;
+        Arc::new(DeviceQueue::new(dev.clone(), config, model))
+    }
+
     fn engine(dev: &Arc<dyn ZonedDevice>, depth: u32, sync: bool) -> DeviceEngine {
-        let cfg = DeviceEngineConfig { depth, buffer_size: 65536, sync, clock: RealClock::new(), timing: Vec::new() };
-        DeviceEngine::new(vec![dev.clone()], cfg).unwrap()
+        let cfg = DeviceEngineConfig { depth, buffer_size: 65536, sync, clock: RealClock::new() };
+        DeviceEngine::new(vec![queue(dev, None)], cfg).unwrap()
     }
 
     fn io(tag: u32, ddir: Ddir, offset: u64, len: u32) -> Io {
@@ -591,16 +443,10 @@ mod tests {
         use crate::sim::{Scheduler, SimClock};
         let dev = device("zbc-small");
         let zone = dev.info().geometry.zone_size * 512;
-        let timing = Arc::new(DeviceTiming::new(Box::new(Fifo::new(1_000, 10))));
+        let timing = queue(&dev, Some(Box::new(Fifo::new(1_000, 10))));
         let clock = SimClock::new();
-        let cfg = DeviceEngineConfig {
-            depth: 4,
-            buffer_size: 65536,
-            sync: false,
-            clock: clock.clone(),
-            timing: vec![Some(timing.clone())],
-        };
-        let mut e = DeviceEngine::new(vec![dev.clone()], cfg).unwrap();
+        let cfg = DeviceEngineConfig { depth: 4, buffer_size: 65536, sync: false, clock: clock.clone() };
+        let mut e = DeviceEngine::new(vec![timing.clone()], cfg).unwrap();
         let c2 = clock.clone();
         let task = Box::pin(async move {
             for t in 0..4 {
@@ -623,14 +469,16 @@ mod tests {
             (out, e.disk_counts()[0])
         }) as crate::sim::Task<'static, (Vec<Completion>, DiskCounts)>;
         let (out, counts) = Scheduler::new(clock.clone()).run(vec![task], |_| {}).pop().flatten().unwrap();
-        // 1 µs + 8 sectors × 10 ns each, one after the other; then the reset (1 µs).
+        // The first write goes at once (1 µs + 8 sectors × 10 ns); the zone's plug holds the
+        // other three and sends them merged into one request of 24 sectors when it completes
+        // (1 µs + 240 ns); then the reset (1 µs).
         let times: Vec<u64> = out.iter().map(|c| c.at_ns).collect();
-        assert_eq!(times, [1_080, 2_160, 3_240, 4_320, 5_320]);
+        assert_eq!(times, [1_080, 2_320, 2_320, 2_320, 3_320]);
         assert!(out.iter().all(|c| c.result >= 0));
-        assert_eq!(clock.now_ns(), 5_320);
+        assert_eq!(clock.now_ns(), 3_320);
         assert_eq!(counts.ios, [0, 4]);
-        assert_eq!(counts.ticks_ns[1], 1_080 + 2_160 + 3_240 + 4_320, "each from submission (0) to completion");
-        assert_eq!(timing.busy_ns(), 5_320);
+        assert_eq!(counts.ticks_ns[1], 1_080 + 3 * 1_240, "each from its sending to the device to completion");
+        assert_eq!(timing.busy_ns(), 3_320);
     }
 
     /// Real-time pacing: each completion is handed back no earlier than its model time, and
@@ -641,10 +489,10 @@ mod tests {
         let dev = device("zbc-small");
         let zone = dev.info().geometry.zone_size * 512;
         // 2 ms per command.
-        let timing = Arc::new(DeviceTiming::new(Box::new(Fifo::new(2_000_000, 0))));
+        let timing = queue(&dev, Some(Box::new(Fifo::new(2_000_000, 0))));
         let clock = RealClock::new();
-        let cfg = DeviceEngineConfig { depth: 2, buffer_size: 65536, sync: true, clock, timing: vec![Some(timing)] };
-        let mut e = DeviceEngine::new(vec![dev.clone()], cfg).unwrap();
+        let cfg = DeviceEngineConfig { depth: 2, buffer_size: 65536, sync: true, clock };
+        let mut e = DeviceEngine::new(vec![timing], cfg).unwrap();
         let mut lateness = Vec::new();
         let t0 = clock.now_ns();
         for i in 0..10u64 {

@@ -47,7 +47,7 @@ mod sync;
 mod uring;
 
 pub use crate::request::{Completion, Ddir, Io};
-pub use device::{DeviceEngine, DeviceEngineConfig, DeviceTiming, open_device_engine};
+pub use device::{DeviceEngine, DeviceEngineConfig, open_device_engine};
 
 use crate::clock::RealClock;
 use crate::sys;

@@ -1,0 +1,683 @@
+//! The request queue of one device during a run ([`DeviceQueue`]): what every engine that uses the
+//! device submits goes through it, so that zone write plugging sees every writer of the device,
+//! as the kernel's does.
+//!
+//! - Writes and zone appends go through the device's zone write plugs ([`super::plug`]): a write
+//!   that must wait is held (with a copy of its data) and sent later, merged with the writes
+//!   behind it, when the write in flight for its zone completes (or, with `zoned_qd1_writes`, when
+//!   the device's one worker gets to it). Reads, flushes and resets are not plugged.
+//! - The device carries out a request when it is sent (its zones change then), and the timing
+//!   model, if the device has one, says when it completes. A request that a completion lets go is
+//!   sent after the host's re-issue latency ([`QueueConfig::reissue_ns`]: the kernel sends it from
+//!   a work item, or the qd1 worker wakes up), in the order of simulated or real time.
+//! - Without a timing model, everything completes at once: a write is never held, and the plugs
+//!   only check writes against their cached write pointers.
+//! - A Linux zoned block device gets its requests straight through: the kernel plugs them itself.
+//!
+//! Completions go to the outbox of the engine that submitted the I/O ([`DeviceQueue::take`]).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use zonekit_core::{
+    Command, CommandKind, DeviceError, DeviceKind, Done, Personality, QueueSettings, TimingModel, Zone, ZoneOp,
+    ZonedDevice,
+};
+
+use super::plug::{Bio, Event, PlugConfig, Plugs, Recovery, Request};
+
+/// How a device's queue is set up for a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueConfig {
+    /// `max_sectors_kb` and `zoned_qd1_writes`.
+    pub settings: QueueSettings,
+    /// Error recovery after a failed write.
+    pub recovery: Recovery,
+    /// Nanoseconds between a completion and the sending of the write it lets go from a plug
+    /// (the kernel's work item, or the qd1 worker's wake-up).
+    pub reissue_ns: u64,
+}
+
+impl QueueConfig {
+    /// The device's own settings, 6.12's recovery, and a re-issue latency of 10 µs.
+    pub fn for_device(device: &dyn ZonedDevice) -> QueueConfig {
+        QueueConfig { settings: device.info().queue, recovery: Recovery::Resync, reissue_ns: 10_000 }
+    }
+}
+
+/// What an engine submits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueOp {
+    /// Read.
+    Read,
+    /// Write at `sector`.
+    Write,
+    /// Zone append to the zone starting at `sector`.
+    Append,
+    /// Flush the device's write cache.
+    Flush,
+    /// Reset the zones of the range.
+    Reset,
+}
+
+/// One I/O of an engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueIo {
+    /// The engine's number in the queue ([`DeviceQueue::register`]).
+    pub engine: u32,
+    /// The engine's slot.
+    pub tag: u32,
+    /// What to do.
+    pub op: QueueOp,
+    /// First sector.
+    pub sector: u64,
+    /// Sectors.
+    pub sectors: u64,
+}
+
+/// A finished I/O, in its engine's outbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Finished {
+    /// The engine's slot.
+    pub tag: u32,
+    /// Bytes transferred (0 for flushes and resets) or `-errno`.
+    pub result: i32,
+    /// When it completed (the queue's clock).
+    pub at_ns: u64,
+    /// When the device got it (the sending of its request).
+    pub sent_ns: u64,
+    /// Where a zone append landed.
+    pub append_sector: Option<u64>,
+}
+
+/// One bio inside a command at the device.
+#[derive(Debug, Clone, Copy)]
+struct Part {
+    id: u64,
+    result: i32,
+    append_sector: Option<u64>,
+}
+
+/// A command at the timing model: its I/Os, and the zone whose plug it came from.
+#[derive(Debug)]
+struct AtModel {
+    parts: Vec<Part>,
+    plug_zone: Option<u32>,
+    sent_ns: u64,
+}
+
+struct Timing {
+    model: Box<dyn TimingModel>,
+    /// The latest time the model was given.
+    last: u64,
+    outstanding: u32,
+    busy_since: u64,
+    busy_ns: u64,
+}
+
+struct State {
+    plugs: Option<Plugs>,
+    timing: Option<Timing>,
+    outboxes: Vec<VecDeque<Finished>>,
+    at_model: HashMap<u64, AtModel>,
+    next_cmd: u64,
+    /// Requests let go by completions, to be sent at their due time (non-decreasing).
+    pending: VecDeque<(u64, Request)>,
+    /// Data of held writes, by bio id.
+    held: HashMap<u64, Vec<u8>>,
+    /// I/Os split into several bios, by parent id.
+    splits: HashMap<u64, SplitIo>,
+    events: Vec<Event>,
+    scratch: Vec<Done>,
+    merge_buf: Vec<u8>,
+    zeros: Vec<u8>,
+}
+
+/// The request queue of one device (see the module documentation).
+pub struct DeviceQueue {
+    device: Arc<dyn ZonedDevice>,
+    config: QueueConfig,
+    model_name: Option<String>,
+    keeps_data: bool,
+    state: Mutex<State>,
+}
+
+impl std::fmt::Debug for DeviceQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceQueue")
+            .field("device", &self.device.info().spec)
+            .field("config", &self.config)
+            .field("model", &self.model_name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A bio's id: the engine (16 bits), the piece of a split I/O (16 bits), the slot (32 bits).
+fn bio_id(engine: u32, piece: u32, tag: u32) -> u64 {
+    (u64::from(engine & 0xffff) << 48) | (u64::from(piece & 0xffff) << 32) | u64::from(tag)
+}
+
+/// The I/O a bio belongs to (its id without the piece).
+fn parent_of(id: u64) -> u64 {
+    id & !(0xffff_u64 << 32)
+}
+
+/// An I/O split into pieces, until every piece has completed.
+#[derive(Debug, Clone, Copy)]
+struct SplitIo {
+    remaining: u32,
+    bytes: i32,
+    error: Option<i32>,
+    sent_ns: u64,
+    append_sector: Option<u64>,
+}
+
+fn neg(e: &DeviceError) -> i32 {
+    -e.errno().0
+}
+
+impl DeviceQueue {
+    /// The queue of `device`, timed by `model` if given (the drive at rest at time 0 of the clock
+    /// that will drive it).
+    pub fn new(device: Arc<dyn ZonedDevice>, config: QueueConfig, model: Option<Box<dyn TimingModel>>) -> DeviceQueue {
+        let info = device.info();
+        let plugs = (info.kind != DeviceKind::Linux).then(|| {
+            let mut p = Plugs::new(PlugConfig {
+                geometry: info.geometry.clone(),
+                max_sectors: u64::from(config.settings.max_sectors_kb.max(1)) * 2,
+                qd1: config.settings.zoned_qd1_writes,
+                native_append: info.personality != Personality::Zbc,
+                recovery: config.recovery,
+            });
+            Self::revalidate_plugs(&*device, &mut p);
+            p
+        });
+        let model_name = model.as_ref().map(|m| m.name().to_string());
+        let keeps_data = info.keeps_data;
+        DeviceQueue {
+            device,
+            config,
+            model_name,
+            keeps_data,
+            state: Mutex::new(State {
+                plugs,
+                timing: model.map(|model| Timing { model, last: 0, outstanding: 0, busy_since: 0, busy_ns: 0 }),
+                outboxes: Vec::new(),
+                at_model: HashMap::new(),
+                next_cmd: 0,
+                pending: VecDeque::new(),
+                held: HashMap::new(),
+                splits: HashMap::new(),
+                events: Vec::new(),
+                scratch: Vec::new(),
+                merge_buf: Vec::new(),
+                zeros: Vec::new(),
+            }),
+        }
+    }
+
+    fn revalidate_plugs(device: &dyn ZonedDevice, plugs: &mut Plugs) {
+        let mut zones = Vec::new();
+        if device.report_zones(0, usize::MAX, &mut zones).is_ok() {
+            plugs.revalidate(&zones);
+        }
+    }
+
+    /// Rebuild the plugs from a report of the device's zones, as the kernel revalidates a disk
+    /// (for a device changed behind the queue's back while nothing was in flight).
+    pub fn revalidate(&self) {
+        let mut s = self.lock();
+        if let Some(p) = s.plugs.as_mut() {
+            let cfg = p.config().clone();
+            *p = Plugs::new(cfg);
+            Self::revalidate_plugs(&*self.device, p);
+        }
+    }
+
+    /// The device.
+    pub fn device(&self) -> &Arc<dyn ZonedDevice> {
+        &self.device
+    }
+
+    /// The queue's configuration.
+    pub fn config(&self) -> &QueueConfig {
+        &self.config
+    }
+
+    /// The timing model's name, if the device is timed.
+    pub fn model_name(&self) -> Option<&str> {
+        self.model_name.as_deref()
+    }
+
+    /// Whether completions follow a timing model.
+    pub fn is_timed(&self) -> bool {
+        self.model_name.is_some()
+    }
+
+    /// Nanoseconds during which the device had at least one command (up to the last completion
+    /// handed out); 0 without a timing model.
+    pub fn busy_ns(&self) -> u64 {
+        self.lock().timing.as_ref().map_or(0, |t| t.busy_ns)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new engine's number: its completions go to its own outbox.
+    pub fn register(&self) -> u32 {
+        let mut s = self.lock();
+        s.outboxes.push(VecDeque::new());
+        (s.outboxes.len() - 1) as u32
+    }
+
+    /// The pieces of an I/O of `sectors` at `sector`: split at zone boundaries and at the request
+    /// size cap, as the kernel splits a bio to its queue's limits (`bio_split_to_limits`).
+    fn pieces(&self, sector: u64, sectors: u64, out: &mut Vec<(u64, u64)>) {
+        let g = &self.device.info().geometry;
+        let max = u64::from(self.config.settings.max_sectors_kb.max(1)) * 2;
+        let (mut at, end) = (sector, sector + sectors);
+        while at < end {
+            let zone_end = g.zone_index(at).map_or(end, |z| g.zone_start(z) + g.zone_len(z));
+            let n = (end - at).min(zone_end - at).min(max);
+            out.push((at, n));
+            at += n;
+        }
+        if out.is_empty() {
+            out.push((sector, 0));
+        }
+    }
+
+    /// Submit `io` at `now`. `buf` holds a write's data, receives a read's; the queue copies a
+    /// write's data if it must hold it. The completion goes to the engine's outbox (at once
+    /// without a timing model).
+    pub fn submit(&self, now: u64, io: QueueIo, buf: &mut [u8]) {
+        let mut s = self.lock();
+        let s = &mut *s;
+        self.run_to(s, now);
+        let now = s.timing.as_ref().map_or(now, |t| t.last.max(now));
+        let single = |id| vec![Part { id, result: 0, append_sector: None }];
+        let id0 = bio_id(io.engine, 0, io.tag);
+        match io.op {
+            QueueOp::Read => {
+                let r = self.device.read_at(io.sector, buf);
+                let mut pieces = Vec::new();
+                self.pieces(io.sector, io.sectors, &mut pieces);
+                self.start_split(s, id0, pieces.len(), now);
+                for (i, &(sector, n)) in pieces.iter().enumerate() {
+                    let id = bio_id(io.engine, i as u32, io.tag);
+                    let result = r.as_ref().map_or_else(neg, |()| (n * 512) as i32);
+                    let media = if result >= 0 { self.device.media_sectors(sector, n) } else { n };
+                    let part = vec![Part { id, result, append_sector: None }];
+                    self.send(s, now, CommandKind::Read, sector, n, media, part, None);
+                }
+            }
+            QueueOp::Flush => {
+                let mut parts = single(id0);
+                parts[0].result = self.device.flush().map_or_else(|e| neg(&e), |()| 0);
+                self.send(s, now, CommandKind::Flush, 0, 0, 0, parts, None);
+            }
+            QueueOp::Reset => {
+                let mut parts = single(id0);
+                parts[0].result = self.reset(s, now, io.sector, io.sectors);
+                self.send(s, now, CommandKind::ZoneMgmt(ZoneOp::Reset), io.sector, io.sectors, 0, parts, None);
+            }
+            QueueOp::Write | QueueOp::Append => {
+                let append = io.op == QueueOp::Append;
+                let mut pieces = Vec::new();
+                if append {
+                    pieces.push((io.sector, io.sectors));
+                } else {
+                    self.pieces(io.sector, io.sectors, &mut pieces);
+                }
+                self.start_split(s, id0, pieces.len(), now);
+                let mut off = 0;
+                for (i, &(sector, n)) in pieces.iter().enumerate() {
+                    let id = bio_id(io.engine, i as u32, io.tag);
+                    let len = (n * 512) as usize;
+                    let data = &buf[off.min(buf.len())..(off + len).min(buf.len())];
+                    off += len;
+                    let bio = Bio { id, sector, sectors: n, append };
+                    let mut events = std::mem::take(&mut s.events);
+                    events.clear();
+                    match s.plugs.as_mut() {
+                        Some(p) => p.submit(bio, &mut events),
+                        None => events.push(Event::Direct(bio)),
+                    }
+                    let mut used = false;
+                    self.handle(s, now, &mut events, Some((id, data)), &mut used);
+                    if !used && self.keeps_data {
+                        // Held in a plug: keep a copy of the data until it is sent.
+                        s.held.insert(id, data.to_vec());
+                    }
+                    s.events = events;
+                }
+            }
+        }
+    }
+
+    /// Note that the I/O `id` goes to the device in `n` pieces (nothing to note for one).
+    fn start_split(&self, s: &mut State, id: u64, n: usize, now: u64) {
+        if n > 1 {
+            let split = SplitIo { remaining: n as u32, bytes: 0, error: None, sent_ns: now, append_sector: None };
+            s.splits.insert(parent_of(id), split);
+        }
+    }
+
+    /// Bio `id` finished: to its engine's outbox, once every piece of its I/O has.
+    fn deliver(&self, s: &mut State, id: u64, result: i32, at: u64, sent: u64, append_sector: Option<u64>) {
+        let parent = parent_of(id);
+        let (engine, tag) = ((id >> 48) as usize, id as u32);
+        let mut f = Finished { tag, result, at_ns: at, sent_ns: sent, append_sector };
+        if let Some(sp) = s.splits.get_mut(&parent) {
+            sp.remaining -= 1;
+            if result < 0 {
+                // As a chained bio: the I/O fails with the first error that completes.
+                sp.error.get_or_insert(result);
+            } else {
+                sp.bytes += result;
+            }
+            sp.sent_ns = sp.sent_ns.min(sent);
+            sp.append_sector = sp.append_sector.or(append_sector);
+            if sp.remaining > 0 {
+                return;
+            }
+            let sp = s.splits.remove(&parent).expect("split");
+            f = Finished {
+                tag,
+                result: sp.error.unwrap_or(sp.bytes),
+                at_ns: at,
+                sent_ns: sp.sent_ns,
+                append_sector: sp.append_sector,
+            };
+        }
+        if let Some(o) = s.outboxes.get_mut(engine) {
+            o.push_back(f);
+        }
+    }
+
+    /// Carry out plug events at `now`. `caller` is the bio being submitted and its data (the
+    /// others' data is held); `used` says whether the caller's bio was sent or failed.
+    fn handle(&self, s: &mut State, now: u64, events: &mut Vec<Event>, caller: Option<(u64, &[u8])>, used: &mut bool) {
+        let is_caller = |id: u64| caller.is_some_and(|(c, _)| c == id);
+        while !events.is_empty() {
+            let batch = std::mem::take(events);
+            for e in batch {
+                match e {
+                    Event::Dispatch(req) => {
+                        // A request let go by a completion, or any request of the qd1 worker, is
+                        // sent after the host's re-issue latency; the first write to an idle zone
+                        // goes at once, from the submitter's context.
+                        let defer = s.timing.is_some()
+                            && self.config.reissue_ns > 0
+                            && (caller.is_none() || self.config.settings.zoned_qd1_writes);
+                        if defer {
+                            s.pending.push_back((now + self.config.reissue_ns, req));
+                        } else {
+                            if req.bios.iter().any(|b| is_caller(b.id)) {
+                                *used = true;
+                            }
+                            self.dispatch(s, now, req, caller);
+                        }
+                    }
+                    Event::Direct(b) => {
+                        if is_caller(b.id) {
+                            *used = true;
+                        }
+                        let data = self.data_of(s, b.id, b.sectors, caller);
+                        let (result, append_sector) = if b.append {
+                            match self.device.zone_append(b.sector, &data) {
+                                Ok(at) => (data.len() as i32, Some(at)),
+                                Err(e) => (neg(&e), None),
+                            }
+                        } else {
+                            let r = self.device.write_at(b.sector, &data);
+                            (r.map_or_else(|e| neg(&e), |()| data.len() as i32), None)
+                        };
+                        let part = Part { id: b.id, result, append_sector };
+                        self.send(s, now, CommandKind::Write, b.sector, b.sectors, b.sectors, vec![part], None);
+                    }
+                    Event::Fail(b, _) => {
+                        if is_caller(b.id) {
+                            *used = true;
+                        }
+                        s.held.remove(&b.id);
+                        self.deliver(s, b.id, -libc::EIO, now, now, None);
+                    }
+                    Event::Resync(zone) => {
+                        let start = self.device.info().geometry.zone_start(zone);
+                        let mut zones = Vec::new();
+                        if self.device.report_zones(start, 1, &mut zones).is_ok()
+                            && let (Some(z), Some(p)) = (zones.first(), s.plugs.as_mut())
+                        {
+                            p.sync_wp(z, events);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The data of bio `id` (`sectors` long): the caller's, a held copy, or zeros for a device
+    /// that keeps no data.
+    fn data_of(&self, s: &mut State, id: u64, sectors: u64, caller: Option<(u64, &[u8])>) -> Vec<u8> {
+        if let Some((cid, buf)) = caller
+            && cid == id
+        {
+            return buf.to_vec();
+        }
+        s.held.remove(&id).unwrap_or_else(|| vec![0; (sectors * 512) as usize])
+    }
+
+    /// Send a request from the plugs to the device: one device write of its bios' data.
+    fn dispatch(&self, s: &mut State, now: u64, req: Request, caller: Option<(u64, &[u8])>) {
+        let len = (req.sectors * 512) as usize;
+        let result = if req.bios.len() == 1 && caller.is_some_and(|(id, _)| id == req.bios[0].id) {
+            let (_, buf) = caller.expect("caller");
+            self.device.write_at(req.sector, &buf[..len.min(buf.len())])
+        } else if !self.keeps_data {
+            if s.zeros.len() < len {
+                s.zeros.resize(len, 0);
+            }
+            for b in &req.bios {
+                s.held.remove(&b.id);
+            }
+            self.device.write_at(req.sector, &s.zeros[..len])
+        } else {
+            let mut buf = std::mem::take(&mut s.merge_buf);
+            buf.clear();
+            for b in &req.bios {
+                match caller {
+                    Some((id, data)) if id == b.id => buf.extend_from_slice(data),
+                    _ => match s.held.remove(&b.id) {
+                        Some(d) => buf.extend_from_slice(&d),
+                        None => buf.resize(buf.len() + (b.sectors * 512) as usize, 0),
+                    },
+                }
+            }
+            let r = self.device.write_at(req.sector, &buf);
+            s.merge_buf = buf;
+            r
+        };
+        let parts = req
+            .bios
+            .iter()
+            .map(|b| Part {
+                id: b.id,
+                result: result.as_ref().map_or_else(neg, |()| (b.sectors * 512) as i32),
+                append_sector: b.append.then_some(b.sector),
+            })
+            .collect();
+        self.send(s, now, CommandKind::Write, req.sector, req.sectors, req.sectors, parts, Some(req.zone));
+    }
+
+    /// Reset the zones of a range (the plugs first, at submission as Linux 6.12), zone by zone,
+    /// carrying on after a failing zone: 0, or the errno of the last zone that failed.
+    fn reset(&self, s: &mut State, now: u64, sector: u64, sectors: u64) -> i32 {
+        let g = &self.device.info().geometry;
+        let (Some(first), Some(last)) = (g.zone_index(sector), g.zone_index(sector + sectors.max(1) - 1)) else {
+            return -libc::EINVAL;
+        };
+        if g.zone_start(first) != sector || g.zone_start(last) + g.zone_len(last) != sector + sectors {
+            return -libc::EINVAL;
+        }
+        let mut events = std::mem::take(&mut s.events);
+        if let Some(p) = s.plugs.as_mut() {
+            for z in first..=last {
+                p.reset(z, &mut events);
+            }
+        }
+        let mut used = false;
+        self.handle(s, now, &mut events, None, &mut used);
+        s.events = events;
+        let mut result = 0;
+        for z in first..=last {
+            if let Err(e) = self.device.zone_mgmt(ZoneOp::Reset, g.zone_start(z), g.zone_len(z)) {
+                result = neg(&e);
+            }
+        }
+        result
+    }
+
+    /// Give a command to the model (or complete it at once without one).
+    #[allow(clippy::too_many_arguments)]
+    fn send(
+        &self,
+        s: &mut State,
+        now: u64,
+        kind: CommandKind,
+        sector: u64,
+        sectors: u64,
+        media_sectors: u64,
+        parts: Vec<Part>,
+        plug_zone: Option<u32>,
+    ) {
+        let failed = parts.iter().any(|p| p.result < 0);
+        let Some(t) = s.timing.as_mut() else {
+            self.finish(s, now, now, &parts, plug_zone, !failed);
+            return;
+        };
+        let id = s.next_cmd;
+        s.next_cmd += 1;
+        let now = now.max(t.last);
+        t.last = now;
+        if t.outstanding == 0 {
+            t.busy_since = now;
+        }
+        t.outstanding += 1;
+        t.model.submit(now, Command { id, kind, sector, sectors, media_sectors, failed });
+        s.at_model.insert(id, AtModel { parts, plug_zone, sent_ns: now });
+    }
+
+    /// A command completed at `at`: its I/Os to their outboxes, and its plug told.
+    fn finish(&self, s: &mut State, at: u64, sent: u64, parts: &[Part], plug_zone: Option<u32>, ok: bool) {
+        for p in parts {
+            self.deliver(s, p.id, p.result, at, sent, p.append_sector);
+        }
+        if let (Some(zone), Some(plugs)) = (plug_zone, s.plugs.as_mut()) {
+            let mut events = std::mem::take(&mut s.events);
+            plugs.complete(zone, ok, &mut events);
+            let mut used = false;
+            self.handle(s, at, &mut events, None, &mut used);
+            s.events = events;
+        }
+    }
+
+    /// Run the model (and the sending of what completions let go) up to `t`, in time order.
+    fn run_to(&self, s: &mut State, t: u64) {
+        let mut stuck_at = None;
+        loop {
+            let due = s.pending.front().map(|(d, _)| *d);
+            let Some(timing) = s.timing.as_mut() else {
+                // Untimed: send what is pending now.
+                let Some((_, req)) = s.pending.pop_front() else { return };
+                self.dispatch(s, t, req, None);
+                continue;
+            };
+            let next = match (timing.model.next_event(), due) {
+                (Some(n), Some(d)) => Some(n.min(d)),
+                (n, d) => n.or(d),
+            };
+            let mut step = next.filter(|&n| n <= t).unwrap_or(t).max(timing.last);
+            if stuck_at == Some(step) {
+                // The model named an event that produced nothing: go on to `t`.
+                step = t.max(timing.last);
+            }
+            let mut scratch = std::mem::take(&mut s.scratch);
+            scratch.clear();
+            timing.model.complete_until(step, &mut scratch);
+            timing.last = step;
+            let progress = !scratch.is_empty();
+            for d in &scratch {
+                let timing = s.timing.as_mut().expect("timed");
+                timing.outstanding = timing.outstanding.saturating_sub(1);
+                if timing.outstanding == 0 {
+                    timing.busy_ns += d.at_ns.saturating_sub(timing.busy_since);
+                }
+                if let Some(c) = s.at_model.remove(&d.id) {
+                    let ok = c.parts.iter().all(|p| p.result >= 0);
+                    self.finish(s, d.at_ns, c.sent_ns, &c.parts, c.plug_zone, ok);
+                }
+            }
+            s.scratch = scratch;
+            let mut sent = false;
+            while let Some(&(d, _)) = s.pending.front() {
+                if d > step {
+                    break;
+                }
+                let (_, req) = s.pending.pop_front().expect("pending");
+                self.dispatch(s, step, req, None);
+                sent = true;
+            }
+            if !progress && !sent {
+                if step >= t {
+                    return;
+                }
+                stuck_at = Some(step);
+            } else {
+                stuck_at = None;
+            }
+        }
+    }
+
+    /// Run to `t` and move what completed for `engine` to `out`.
+    pub fn take(&self, engine: u32, t: u64, out: &mut Vec<Finished>) {
+        let mut s = self.lock();
+        let s = &mut *s;
+        self.run_to(s, t);
+        if let Some(o) = s.outboxes.get_mut(engine as usize) {
+            out.extend(o.drain(..));
+        }
+    }
+
+    /// When something may next complete: the model's next event or the next held request's due
+    /// time; `None` without a model or when nothing is at the device.
+    pub fn next_event(&self) -> Option<u64> {
+        let s = self.lock();
+        let model = s.timing.as_ref().and_then(|t| t.model.next_event());
+        let due = s.pending.front().map(|(d, _)| *d);
+        match (model, due) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Tell the plugs what a zone report of the device said (a report refreshes the block
+    /// layer's write pointers, as the kernel's does).
+    pub fn reported(&self, now: u64, zones: &[Zone]) {
+        let mut s = self.lock();
+        let s = &mut *s;
+        let mut events = std::mem::take(&mut s.events);
+        if let Some(p) = s.plugs.as_mut() {
+            for z in zones {
+                p.sync_wp(z, &mut events);
+            }
+        }
+        let mut used = false;
+        self.handle(s, now, &mut events, None, &mut used);
+        s.events = events;
+    }
+}
+
+#[cfg(test)]
+mod tests;
