@@ -39,9 +39,10 @@ pub struct QueueConfig {
 }
 
 impl QueueConfig {
-    /// The device's own settings, 6.12's recovery, and a re-issue latency of 10 µs.
+    /// The device's own settings, the recovery of Debian's 6.12 kernel, and a re-issue latency
+    /// of 10 µs.
     pub fn for_device(device: &dyn ZonedDevice) -> QueueConfig {
-        QueueConfig { settings: device.info().queue, recovery: Recovery::Resync, reissue_ns: 10_000 }
+        QueueConfig { settings: device.info().queue, recovery: Recovery::default(), reissue_ns: 10_000 }
     }
 }
 

@@ -29,12 +29,13 @@
 //!   append and regular writes", `blk_zone_wplug_handle_native_zone_append`).
 //! - Reset and finish set the plug's offset (0, the zone size) at submission and fail what waits
 //!   in it (`blk_zone_wplug_handle_reset_or_finish`); reset-all does it for every plug.
-//! - After a failed write, the plug's write pointer is unknown: with [`Recovery::Resync`] (Linux
-//!   6.10 to 6.12) the block layer reads it back from the device at once
-//!   ([`Event::Resync`], `disk_zone_wplug_handle_error`) and fails the waiting writes that no
-//!   longer line up with it (`disk_zone_wplug_abort_unaligned`); with [`Recovery::NeedWpUpdate`]
-//!   (6.13 and later) every waiting write fails and later writes fail until a zone report, a
-//!   reset or a finish (`BLK_ZONE_WPLUG_NEED_WP_UPDATE`).
+//! - After a failed write, the plug's write pointer is unknown: with [`Recovery::NeedWpUpdate`]
+//!   (the default: 6.13 and later, and Debian's 6.12.95, which has the fix backported) every
+//!   waiting write fails and later writes fail until a zone report, a reset or a finish
+//!   (`BLK_ZONE_WPLUG_NEED_WP_UPDATE`); with [`Recovery::Resync`] (6.10 to 6.12 before the
+//!   backport) the block layer reads it back from the device at once ([`Event::Resync`],
+//!   `disk_zone_wplug_handle_error`) and fails the waiting writes that no longer line up with it
+//!   (`disk_zone_wplug_abort_unaligned`).
 
 use std::collections::{HashMap, VecDeque};
 
@@ -103,10 +104,12 @@ pub enum Event {
 /// What the block layer does after a failed write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Recovery {
-    /// Linux 6.10 to 6.12: read the write pointer back from the device at once.
-    #[default]
+    /// Linux 6.10 to 6.12 before the stable backport of the 6.13 fix: read the write pointer back
+    /// from the device at once.
     Resync,
-    /// Linux 6.13 and later: writes fail until a zone report, reset or finish.
+    /// Linux 6.13 and later, and Debian's 6.12.95 (the VM lane shows it): writes fail until a
+    /// zone report that covers the zone, a reset or a finish.
+    #[default]
     NeedWpUpdate,
 }
 
