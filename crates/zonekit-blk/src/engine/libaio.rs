@@ -13,7 +13,7 @@ use super::{
 };
 use crate::clock::RealClock;
 use crate::sys::aio::Aio;
-use crate::sys::uring::{PushError, Rw};
+use crate::sys::slots::{PushError, Rw};
 
 /// fio's libaio options that zonekit cannot honour.
 const REFUSED: &[&str] = &["cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit"];

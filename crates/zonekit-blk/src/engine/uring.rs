@@ -11,7 +11,8 @@ use super::{
     Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, Target, inline_op, stamp,
 };
 use crate::clock::RealClock;
-use crate::sys::uring::{PushError, Ring, RingSetup, Rw, Xfer};
+use crate::sys::slots::{PushError, Rw};
+use crate::sys::uring::{Ring, RingSetup, Xfer};
 
 /// fio's io_uring options that zonekit honours (`cmd_type`, which only io_uring_cmd uses, is taken
 /// and ignored as fio does).

@@ -12,7 +12,7 @@ use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::buf::SlotBuffers;
-use super::uring::{PushError, Rw, claim_slot, free_slot_buffer};
+use super::slots::{PushError, Rw, claim_slot, free_slot_buffer};
 use crate::request::Completion;
 
 /// `struct iocb` (`include/uapi/linux/aio_abi.h`, little-endian field order).
