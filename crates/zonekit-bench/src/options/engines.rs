@@ -1,6 +1,7 @@
 //! I/O engines fio 3.33 knows (from its `engines/` directory) and their options. zonekit
-//! implements `sync`, `psync`, `io_uring`, `libaio` and `null`, and `sg` and `libzbc` on its own
-//! emulated devices (where every engine runs in process); the others are recognised by name:
+//! implements `sync`, `psync`, `vsync`, `pvsync`, `pvsync2`, `io_uring`, `libaio` and `null`, and
+//! `sg` and `libzbc` on its own emulated devices (where every engine runs in process); the others
+//! are recognised by name:
 //! `--parse-only` accepts them and their options, and a job that uses one is refused when it
 //! runs, with one line naming the engine. An engine name neither fio 3.33 nor zonekit knows is
 //! accepted in a job file (fio loads engines only when a job runs, and `external:` engines are
@@ -159,11 +160,11 @@ static LIBAIO: &[OptionDef] = &[
 ];
 
 static PVSYNC2: &[OptionDef] = &[
-    opt("hipri", Kind::Flag, E, R, "RWF_HIPRI (polled) on every I/O.").apply(|o, v| {
+    opt("hipri", Kind::Flag, E, I, "RWF_HIPRI (polled) on every I/O.").apply(|o, v| {
         o.pvsync2.hipri = v.as_bool();
         Ok(())
     }),
-    opt("hipri_percentage", Kind::Int { min: 0, max: 100 }, E, R, "RWF_HIPRI on this share of I/Os.").def("100").apply(
+    opt("hipri_percentage", Kind::Int { min: 0, max: 100 }, E, I, "RWF_HIPRI on this share of I/Os.").def("100").apply(
         |o, v| {
             o.pvsync2.hipri_percentage = v.as_u32();
             Ok(())
@@ -175,7 +176,7 @@ static PVSYNC2: &[OptionDef] = &[
             Ok(())
         },
     ),
-    opt("nowait", Kind::Bool, E, R, "RWF_NOWAIT on every I/O.").apply(|o, v| {
+    opt("nowait", Kind::Bool, E, I, "RWF_NOWAIT on every I/O.").apply(|o, v| {
         o.pvsync2.nowait = v.as_bool();
         Ok(())
     }),
@@ -493,9 +494,9 @@ pub static ENGINES: &[EngineDef] = &[
         LIBAIO,
     ),
     eng("null", Y, false, "No I/O: completes every request at once (measures the benchmark itself).", &[]),
-    eng("vsync", N, true, "readv(2)/writev(2).", &[]),
-    eng("pvsync", N, true, "preadv(2)/pwritev(2).", &[]),
-    eng("pvsync2", N, true, "preadv2(2)/pwritev2(2) with per-I/O flags.", PVSYNC2),
+    eng("vsync", Y, true, "readv(2)/writev(2).", &[]),
+    eng("pvsync", Y, true, "preadv(2)/pwritev(2).", &[]),
+    eng("pvsync2", Y, true, "preadv2(2)/pwritev2(2) with per-I/O flags.", PVSYNC2),
     eng("io_uring_cmd", N, false, "io_uring passthrough commands (NVMe).", IO_URING),
     eng("posixaio", N, false, "POSIX aio_read/aio_write.", &[]),
     eng("mmap", N, true, "Copies to and from a memory map of the file.", MMAP),
