@@ -15,21 +15,21 @@ use super::buf::SlotBuffers;
 use super::slots::{PushError, Rw, claim_slot, free_slot_buffer};
 use crate::request::Completion;
 
-/// How to set a ring up (fio's io_uring options).
+/// How to set a ring up.
 #[derive(Debug, Clone, Default)]
 pub struct RingSetup {
-    /// `IORING_SETUP_IOPOLL` (fio's `hipri`): completions are polled, not interrupt driven.
+    /// `IORING_SETUP_IOPOLL`: completions are polled, not interrupt driven.
     pub iopoll: bool,
-    /// `IORING_SETUP_SQPOLL` (fio's `sqthread_poll`): a kernel thread submits.
+    /// `IORING_SETUP_SQPOLL`: a kernel thread submits.
     pub sqpoll: bool,
-    /// `IORING_SETUP_SQ_AFF`: the CPU of the submission thread (fio's `sqthread_poll_cpu`).
+    /// `IORING_SETUP_SQ_AFF`: the CPU of the submission thread.
     pub sqpoll_cpu: Option<u32>,
     /// Register the slot buffers (`IORING_REGISTER_BUFFERS`) and use `READ_FIXED`/`WRITE_FIXED`.
     pub fixed_bufs: bool,
     /// Register the files (`IORING_REGISTER_FILES`) and address them by index.
     pub fixed_files: bool,
     /// `Some(true)`: `READV`/`WRITEV` with one iovec; `Some(false)`: `READ`/`WRITE`; `None`: the
-    /// non-vectored ops when the kernel has them (fio's `nonvectored=-1`).
+    /// non-vectored ops when the kernel has them.
     pub vectored: Option<bool>,
 }
 
