@@ -275,10 +275,7 @@ fn apply_entries(scope: &mut Scope, entries: &[Entry], sort: bool, job_at: Optio
         }
         match engines::find(&engine_name) {
             Some(eng) => match engines::find_option(eng, &e.key) {
-                Some(def) => {
-                    apply_one(scope, def, e)?;
-                    scope.opts.engine_options.push((def.name.to_string(), e.value.clone()));
-                }
+                Some(def) => apply_one(scope, def, e)?,
                 None => {
                     let owners = engines::engines_with_option(&e.key);
                     let why = if owners.is_empty() {

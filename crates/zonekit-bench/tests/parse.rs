@@ -164,7 +164,6 @@ fn field(j: &JobSpec, name: &str) -> String {
         end_fsync,
         io_uring,
         libaio,
-        engine_options,
         numjobs,
         thread,
         group_reporting,

@@ -24,7 +24,9 @@ use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use zonekit_blk::engine::{Completion, Ddir, EngineConfig, Io, Queued, open_engine};
+use zonekit_blk::engine::{
+    Completion, Ddir, EngineConfig, EngineKind, Io, LibaioOptions, Queued, UringOptions, open_engine,
+};
 use zonekit_blk::file::{LayoutSpec, OpenSpec, lay_out_file, open_job_file};
 use zonekit_blk::{Engine, RealClock};
 
@@ -86,16 +88,15 @@ fn measure(secs: f64, mut batch: impl FnMut() -> u64) -> Row {
     Row { ops, wall: start.elapsed(), cpu: process_cpu() - cpu0 }
 }
 
-fn engine(name: &str, depth: u32, files: Vec<OwnedFd>, options: Vec<(String, Option<String>)>) -> Box<dyn Engine> {
+fn engine(kind: EngineKind, depth: u32, files: Vec<OwnedFd>) -> Box<dyn Engine> {
     let config = EngineConfig {
         depth,
         buffer_size: BS as usize,
         buffer_align: 4096,
         files,
-        options,
         clock: zonekit_blk::RealClock::new(),
     };
-    let mut e = open_engine(name, config).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut e = open_engine(kind, config).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
     for tag in 0..depth {
         e.buffer(tag).fill(0xa5);
     }
@@ -187,7 +188,7 @@ fn main() {
         if !wanted(&name) {
             continue;
         }
-        let mut e = engine("null", depth, Vec::new(), Vec::new());
+        let mut e = engine(EngineKind::Null, depth, Vec::new());
         let (mut rng, mut out, mut free) = (Rng(7, FILE_SIZE), Vec::new(), (0..depth).collect::<Vec<_>>());
         let row = if depth == 1 {
             measure(secs.min(1.0), || {
@@ -234,7 +235,7 @@ fn main() {
     };
 
     if wanted("psync-4k-randwrite") {
-        let mut e = engine("psync", 1, open(&path), Vec::new());
+        let mut e = engine(EngineKind::Psync, 1, open(&path));
         let mut rng = Rng(0x1234_5678, range);
         let row = measure(secs, || {
             for _ in 0..4096 {
@@ -261,15 +262,15 @@ fn main() {
         std::hint::black_box(lat_sum);
         report("psync-4k-randwrite+clock", row);
     }
-    for (name, engine_name, one_by_one) in [
-        ("io_uring-qd32-4k-randwrite", "io_uring", false),
-        ("io_uring-qd32-4k-randwrite-batch1", "io_uring", true),
-        ("libaio-qd32-4k-randwrite", "libaio", false),
+    for (name, engine_kind, one_by_one) in [
+        ("io_uring-qd32-4k-randwrite", EngineKind::IoUring(UringOptions::default()), false),
+        ("io_uring-qd32-4k-randwrite-batch1", EngineKind::IoUring(UringOptions::default()), true),
+        ("libaio-qd32-4k-randwrite", EngineKind::Libaio(LibaioOptions::default()), false),
     ] {
         if !wanted(name) {
             continue;
         }
-        let mut e = engine(engine_name, 32, open(&path), Vec::new());
+        let mut e = engine(engine_kind, 32, open(&path));
         let (mut rng, mut out, mut free) = (Rng(0x1234_5678, range), Vec::new(), (0..32).collect::<Vec<u32>>());
         let row = measure(secs, || {
             if one_by_one {

@@ -1,11 +1,16 @@
 //! I/O engines fio 3.33 knows (from its `engines/` directory) and their options. zonekit
-//! implements `sync`, `psync`, `io_uring`, `libaio` and `null`, and `sg` and `libzbc` on its own
-//! emulated devices (where every engine runs in process); the others are recognised by name:
+//! implements `sync`, `psync`, `vsync`, `pvsync`, `pvsync2`, `io_uring`, `libaio` and `null`
+//! ([`blk_engine`] turns a job's engine and its options into the block layer's typed
+//! [`EngineKind`]), and `sg` and `libzbc` on its own emulated devices (where every engine runs in
+//! process); the others are recognised by name:
 //! `--parse-only` accepts them and their options, and a job that uses one is refused when it
 //! runs, with one line naming the engine. An engine name neither fio 3.33 nor zonekit knows is
 //! accepted in a job file (fio loads engines only when a job runs, and `external:` engines are
 //! files), and refused when a job runs; an option of such an engine is an error.
 
+use zonekit_blk::{EngineKind, LibaioOptions, Pvsync2Options, UringOptions};
+
+use super::job::JobOptions;
 use super::table::{Category, Choice, Kind, OptionDef, Support, opt};
 
 /// Whether zonekit runs an engine.
@@ -91,17 +96,12 @@ static IO_URING: &[OptionDef] = &[
         };
         Ok(())
     }),
-    opt(
-        "uncached",
-        Kind::Int { min: 0, max: u32::MAX as i64 },
-        E,
-        G,
-        "RWF_UNCACHED for buffered I/O; no released kernel has it, so it has no effect.",
-    )
-    .apply(|o, v| {
-        o.io_uring.uncached = v.as_int() != 0;
-        Ok(())
-    }),
+    opt("uncached", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "RWF_UNCACHED for buffered I/O.").apply(
+        |o, v| {
+            o.io_uring.uncached = v.as_int() != 0;
+            Ok(())
+        },
+    ),
     opt("nowait", Kind::Bool, E, I, "RWF_NOWAIT: fail I/O that would block instead of waiting.").apply(|o, v| {
         o.io_uring.nowait = v.as_bool();
         Ok(())
@@ -135,8 +135,8 @@ static LIBAIO: &[OptionDef] = &[
         "userspace_reap",
         Kind::Flag,
         E,
-        G,
-        "Reap completions from the ring in user space; zonekit's completion path is its own.",
+        I,
+        "Reap completions from the kernel's ring in user space, without a system call, when not waiting for any.",
     )
     .apply(|o, v| {
         o.libaio.userspace_reap = v.as_bool();
@@ -159,11 +159,11 @@ static LIBAIO: &[OptionDef] = &[
 ];
 
 static PVSYNC2: &[OptionDef] = &[
-    opt("hipri", Kind::Flag, E, R, "RWF_HIPRI (polled) on every I/O.").apply(|o, v| {
+    opt("hipri", Kind::Flag, E, I, "RWF_HIPRI (polled) on every I/O.").apply(|o, v| {
         o.pvsync2.hipri = v.as_bool();
         Ok(())
     }),
-    opt("hipri_percentage", Kind::Int { min: 0, max: 100 }, E, R, "RWF_HIPRI on this share of I/Os.").def("100").apply(
+    opt("hipri_percentage", Kind::Int { min: 0, max: 100 }, E, I, "RWF_HIPRI on this share of I/Os.").def("100").apply(
         |o, v| {
             o.pvsync2.hipri_percentage = v.as_u32();
             Ok(())
@@ -175,7 +175,7 @@ static PVSYNC2: &[OptionDef] = &[
             Ok(())
         },
     ),
-    opt("nowait", Kind::Bool, E, R, "RWF_NOWAIT on every I/O.").apply(|o, v| {
+    opt("nowait", Kind::Bool, E, I, "RWF_NOWAIT on every I/O.").apply(|o, v| {
         o.pvsync2.nowait = v.as_bool();
         Ok(())
     }),
@@ -493,9 +493,9 @@ pub static ENGINES: &[EngineDef] = &[
         LIBAIO,
     ),
     eng("null", Y, false, "No I/O: completes every request at once (measures the benchmark itself).", &[]),
-    eng("vsync", N, true, "readv(2)/writev(2).", &[]),
-    eng("pvsync", N, true, "preadv(2)/pwritev(2).", &[]),
-    eng("pvsync2", N, true, "preadv2(2)/pwritev2(2) with per-I/O flags.", PVSYNC2),
+    eng("vsync", Y, true, "readv(2)/writev(2).", &[]),
+    eng("pvsync", Y, true, "preadv(2)/pwritev(2).", &[]),
+    eng("pvsync2", Y, true, "preadv2(2)/pwritev2(2) with per-I/O flags.", PVSYNC2),
     eng("io_uring_cmd", N, false, "io_uring passthrough commands (NVMe).", IO_URING),
     eng("posixaio", N, false, "POSIX aio_read/aio_write.", &[]),
     eng("mmap", N, true, "Copies to and from a memory map of the file.", MMAP),
@@ -565,4 +565,79 @@ pub fn find_option(engine: &EngineDef, name: &str) -> Option<&'static OptionDef>
 /// The engines (by name) that have an option called `name`.
 pub fn engines_with_option(name: &str) -> Vec<&'static str> {
     ENGINES.iter().filter(|e| e.options.iter().any(|o| o.matches(name))).map(|e| e.name).collect()
+}
+
+/// The block layer's engine for a job's `ioengine` and that engine's options; `None` for an
+/// engine zonekit does not run on files (such a job is refused before it runs).
+pub fn blk_engine(o: &JobOptions) -> Option<EngineKind> {
+    Some(match o.ioengine.as_str() {
+        "psync" => EngineKind::Psync,
+        "sync" => EngineKind::Sync,
+        "pvsync" => EngineKind::Pvsync,
+        "pvsync2" => EngineKind::Pvsync2(Pvsync2Options {
+            hipri_percentage: if o.pvsync2.hipri { o.pvsync2.hipri_percentage } else { 0 },
+            nowait: o.pvsync2.nowait,
+        }),
+        "vsync" => EngineKind::Vsync,
+        "io_uring" => {
+            let u = &o.io_uring;
+            EngineKind::IoUring(UringOptions {
+                iopoll: u.hipri,
+                fixed_buffers: u.fixedbufs,
+                fixed_files: u.registerfiles,
+                sqpoll: u.sqthread_poll,
+                sqpoll_cpu: u.sqthread_poll_cpu,
+                vectored: u.nonvectored.map(|non| !non),
+                nowait: u.nowait,
+                force_async: u.force_async,
+            })
+        }
+        "libaio" => {
+            EngineKind::Libaio(LibaioOptions { userspace_reap: o.libaio.userspace_reap, nowait: o.libaio.nowait })
+        }
+        "null" => EngineKind::Null,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_engine_zonekit_runs_on_files_has_a_block_layer_engine_of_its_name() {
+        for e in ENGINES {
+            let o = JobOptions { ioengine: e.name.to_string(), ..JobOptions::default() };
+            let on_files =
+                e.support == EngineSupport::Implemented && !crate::target::DEVICE_ONLY_ENGINES.contains(&e.name);
+            assert_eq!(blk_engine(&o).map(|k| k.name()), on_files.then_some(e.name), "{}", e.name);
+        }
+    }
+
+    #[test]
+    fn engine_options_reach_the_block_layer_typed() {
+        let mut o = JobOptions { ioengine: "io_uring".into(), ..JobOptions::default() };
+        o.io_uring.hipri = true;
+        o.io_uring.nonvectored = Some(true);
+        o.io_uring.sqthread_poll_cpu = Some(3);
+        o.io_uring.force_async = 4;
+        let Some(EngineKind::IoUring(u)) = blk_engine(&o) else { panic!() };
+        assert!(u.iopoll && u.vectored == Some(false) && u.sqpoll_cpu == Some(3) && u.force_async == 4);
+        o.io_uring.nonvectored = None;
+        let Some(EngineKind::IoUring(u)) = blk_engine(&o) else { panic!() };
+        assert_eq!(u.vectored, None, "nonvectored=-1: whatever the kernel has");
+
+        // pvsync2: hipri_percentage counts only with hipri, and is 100 by default.
+        let mut o = JobOptions { ioengine: "pvsync2".into(), ..JobOptions::default() };
+        let pv = |o: &JobOptions| match blk_engine(o) {
+            Some(EngineKind::Pvsync2(p)) => p,
+            k => panic!("{k:?}"),
+        };
+        assert_eq!(pv(&o).hipri_percentage, 0);
+        o.pvsync2.hipri = true;
+        assert_eq!(pv(&o).hipri_percentage, 100);
+        o.pvsync2.hipri_percentage = 30;
+        o.pvsync2.nowait = true;
+        assert_eq!(pv(&o), Pvsync2Options { hipri_percentage: 30, nowait: true });
+    }
 }

@@ -232,16 +232,22 @@ pub struct LibaioOptions {
 }
 
 /// Engine options of `pvsync2`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pvsync2Options {
     /// `hipri`: RWF_HIPRI on every I/O.
     pub hipri: bool,
-    /// `hipri_percentage`: RWF_HIPRI on this percentage of I/Os.
+    /// `hipri_percentage`: RWF_HIPRI on this percentage of I/Os (with `hipri`; fio's default 100).
     pub hipri_percentage: u32,
     /// `uncached`: RWF_UNCACHED.
     pub uncached: bool,
     /// `nowait`: RWF_NOWAIT.
     pub nowait: bool,
+}
+
+impl Default for Pvsync2Options {
+    fn default() -> Self {
+        Pvsync2Options { hipri: false, hipri_percentage: 100, uncached: false, nowait: false }
+    }
 }
 
 /// The options of one job after parsing and fio's fixups.
@@ -408,8 +414,6 @@ pub struct JobOptions {
     pub libaio: LibaioOptions,
     /// `pvsync2` engine options.
     pub pvsync2: Pvsync2Options,
-    /// Engine options (name, value as written) of the job's engine, in the order given.
-    pub engine_options: Vec<(String, Option<String>)>,
 
     // ---- jobs, threads, groups ----
     /// `numjobs`: clones of this job.
@@ -676,7 +680,6 @@ impl Default for JobOptions {
             io_uring: IoUringOptions::default(),
             libaio: LibaioOptions::default(),
             pvsync2: Pvsync2Options::default(),
-            engine_options: Vec::new(),
             numjobs: 1,
             thread: false,
             group_reporting: false,

@@ -1,7 +1,10 @@
 //! Options whose values have their own syntax: `rw`'s `:N`, `bssplit`, `bsrange`,
 //! `random_distribution`, `file_service_type`, `ioengine`, `continue_on_error`.
 
-use super::job::{BsSplit, ContinueOnError, JobOptions, RandomDistribution, RwMode, ZoneSplit};
+use super::job::{
+    BsSplit, ContinueOnError, IoUringOptions, JobOptions, LibaioOptions, Pvsync2Options, RandomDistribution, RwMode,
+    ZoneSplit,
+};
 use super::value::{self, Value};
 
 /// `rw=mode[:N]`: for random modes N is how many I/Os share one random offset (a whole number
@@ -54,7 +57,10 @@ pub fn apply_ioengine(o: &mut JobOptions, v: &Value) -> Result<(), String> {
         return Err("an external engine is written external:/path/to/engine.so".into());
     }
     if o.ioengine != name {
-        o.engine_options.clear();
+        // Another engine: its options start from their defaults, whatever the previous one had.
+        o.io_uring = IoUringOptions::default();
+        o.libaio = LibaioOptions::default();
+        o.pvsync2 = Pvsync2Options::default();
     }
     o.ioengine = name.to_string();
     Ok(())

@@ -3,6 +3,7 @@
 //! files out), then, on its own thread, opening its files or devices and its engine, waiting
 //! `startdelay`, the I/O loop, `end_fsync`, cpu usage, its logs, `unlink`.
 
+use crate::options::engines;
 use crate::options::job::{JobOptions, SizeSpec, ZoneMode};
 use crate::run::io_loop::{JobLoop, Progress};
 use crate::run::sizing::{self, FileInfo, PlannedFile};
@@ -488,15 +489,19 @@ pub async fn run_prepared<C: Clock>(
                 }
             }
         }
+        let Some(kind) = engines::blk_engine(&opts) else {
+            // Refused before any job runs (see `job::refusals`, `Devices::check_job`).
+            let why = format!("ioengine {}: not run by zonekit on files", opts.ioengine);
+            return fail(&run, started, libc::EINVAL, why);
+        };
         let config = EngineConfig {
             depth: opts.iodepth.max(1),
             buffer_size: sizing::max_block_size(&opts) as usize,
             buffer_align: 4096,
             files: fds,
-            options: opts.engine_options.clone(),
             clock: real,
         };
-        zonekit_blk::open_engine(&opts.ioengine, config)
+        zonekit_blk::open_engine(kind, config)
     };
     let mut engine = match engine {
         Ok(e) => e,

@@ -9,14 +9,11 @@
 use std::io;
 
 use super::{
-    Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, Target, inline_op, stamp,
+    Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, LibaioOptions, Queued, Target, inline_op, stamp,
 };
 use crate::clock::RealClock;
 use crate::sys::aio::Aio;
-use crate::sys::uring::{PushError, Rw};
-
-/// fio's libaio options that zonekit cannot honour.
-const REFUSED: &[&str] = &["cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit"];
+use crate::sys::slots::{PushError, Rw};
 
 pub(crate) struct LibaioEngine {
     aio: Aio,
@@ -26,16 +23,13 @@ pub(crate) struct LibaioEngine {
 }
 
 impl LibaioEngine {
-    pub fn new(mut config: EngineConfig) -> Result<LibaioEngine, EngineError> {
+    pub fn new(o: LibaioOptions, mut config: EngineConfig) -> Result<LibaioEngine, EngineError> {
         const NAME: &str = "libaio";
-        let mut opts = Options::new(NAME, &config.options);
-        let userspace_reap = opts.flag("userspace_reap")?;
-        let rw_flags = if opts.flag("nowait")? { libc::RWF_NOWAIT } else { 0 };
-        opts.finish(REFUSED)?;
+        let rw_flags = if o.nowait { libc::RWF_NOWAIT } else { 0 };
         let common = Common::new(NAME, &mut config)?;
         let fds = common.raw_fds();
-        let aio =
-            Aio::new(common.bufs, fds, userspace_reap).map_err(|source| EngineError::Setup { engine: NAME, source })?;
+        let aio = Aio::new(common.bufs, fds, o.userspace_reap)
+            .map_err(|source| EngineError::Setup { engine: NAME, source })?;
         Ok(LibaioEngine { aio, files: common.files, rw_flags, clock: config.clock })
     }
 }

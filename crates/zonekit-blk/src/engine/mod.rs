@@ -4,18 +4,20 @@
 //! pointers: the caller fills `buffer(tag)` before queueing a write and reads it after a read
 //! completes. A slot's buffer cannot be borrowed while its I/O is in flight.
 //!
-//! Engines are created by fio's name with [`open_engine`]:
+//! Engines are built from an [`EngineKind`], which carries the engine's own typed settings, with
+//! [`open_engine`] (reading fio's engine names and options into an `EngineKind` is the
+//! benchmark's business). Each engine is named as fio names it ([`EngineKind::name`]):
 //!
-//! | name | what it does | `is_sync` |
-//! |---|---|---|
-//! | `psync` | `pread`/`pwrite` | yes |
-//! | `sync` | `lseek` (when the offset is not the file position) + `read`/`write` | yes |
-//! | `pvsync` | `preadv`/`pwritev` with one iovec | yes |
-//! | `pvsync2` | `preadv2`/`pwritev2`; options `hipri`, `hipri_percentage`, `nowait` | yes |
-//! | `vsync` | queues I/Os that continue each other (same file, direction, next offset) and commits them as one `readv`/`writev` after an `lseek` | no |
-//! | `io_uring` | io_uring with `depth` slots, batched submission; options `hipri`, `fixedbufs`, `registerfiles`, `sqthread_poll`, `sqthread_poll_cpu`, `nonvectored`, `nowait`, `force_async` | no |
-//! | `libaio` | Linux native AIO through its system calls (no C library); options `userspace_reap`, `nowait` | no |
-//! | `null` | completes every I/O at once without a system call; synchronous at depth 1, asynchronous above (as fio) | depth 1 |
+//! | kind | name | what it does | `is_sync` |
+//! |---|---|---|---|
+//! | [`EngineKind::Psync`] | `psync` | `pread`/`pwrite` | yes |
+//! | [`EngineKind::Sync`] | `sync` | `lseek` (when the offset is not the file position) + `read`/`write` | yes |
+//! | [`EngineKind::Pvsync`] | `pvsync` | `preadv`/`pwritev` with one iovec | yes |
+//! | [`EngineKind::Pvsync2`] | `pvsync2` | `preadv2`/`pwritev2` with `RWF_*` flags ([`Pvsync2Options`]) | yes |
+//! | [`EngineKind::Vsync`] | `vsync` | queues I/Os that continue each other (same file, direction, next offset) and commits them as one `readv`/`writev` after an `lseek` | no |
+//! | [`EngineKind::IoUring`] | `io_uring` | io_uring with `depth` slots, batched submission ([`UringOptions`]) | no |
+//! | [`EngineKind::Libaio`] | `libaio` | Linux native AIO through its system calls, no C library ([`LibaioOptions`]) | no |
+//! | [`EngineKind::Null`] | `null` | completes every I/O at once without a system call; synchronous at depth 1, asynchronous above (as fio) | depth 1 |
 //!
 //! and, built with [`open_device_engine`] rather than by a fio name, the in-process engine of
 //! zonekit's own devices ([`DeviceEngine`]), synchronous or asynchronous as the job's engine is.
@@ -115,8 +117,6 @@ pub struct EngineConfig {
     pub buffer_align: usize,
     /// The files, in the job's order; `Io::file` indexes this table.
     pub files: Vec<OwnedFd>,
-    /// Engine options by name (fio's engine-specific options such as `hipri`, `fixedbufs`).
-    pub options: Vec<(String, Option<String>)>,
     /// The clock completions are stamped with (the job's clock, so both share one time base).
     pub clock: RealClock,
 }
@@ -125,15 +125,8 @@ pub struct EngineConfig {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum EngineError {
-    /// No engine of that name.
-    #[error("unknown ioengine '{0}'")]
-    Unknown(String),
-    /// fio has this engine, zonekit does not.
-    #[error(
-        "ioengine '{0}' is not supported by zonekit (supported: sync, psync, vsync, pvsync, pvsync2, io_uring, libaio, null)"
-    )]
-    Unsupported(String),
-    /// An engine option that this engine does not take or cannot honour, or a bad configuration.
+    /// A bad configuration (a depth of 0, an alignment that is not a power of two, a setting out
+    /// of range).
     #[error("ioengine {engine}: {why}")]
     Option {
         /// The engine.
@@ -224,116 +217,98 @@ impl DiskCounts {
     }
 }
 
-/// The engines zonekit has, by fio's name.
-pub const ENGINES: &[&str] = &["psync", "sync", "pvsync", "pvsync2", "vsync", "io_uring", "libaio", "null"];
+/// Which engine to build, with the settings of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineKind {
+    /// `pread`/`pwrite`, one I/O at a time.
+    Psync,
+    /// `lseek` (when the offset is not the file position) + `read`/`write`, one I/O at a time.
+    Sync,
+    /// `preadv`/`pwritev` with one iovec, one I/O at a time.
+    Pvsync,
+    /// `preadv2`/`pwritev2` with `RWF_*` flags, one I/O at a time.
+    Pvsync2(Pvsync2Options),
+    /// Contiguous I/Os merged into one `lseek` + `readv`/`writev` at commit.
+    Vsync,
+    /// io_uring with one slot per in-flight I/O and batched submission.
+    IoUring(UringOptions),
+    /// Linux native AIO (`io_setup`/`io_submit`/`io_getevents`), called directly.
+    Libaio(LibaioOptions),
+    /// No I/O: every request succeeds at once.
+    Null,
+}
 
-/// What an engine is, in one line each, for `--help` and `--enghelp`.
-pub const ENGINE_HELP: &[(&str, &str)] = &[
-    ("psync", "pread/pwrite, one I/O at a time"),
-    ("sync", "lseek + read/write, one I/O at a time"),
-    ("pvsync", "preadv/pwritev, one I/O at a time"),
-    ("pvsync2", "preadv2/pwritev2 (hipri, hipri_percentage, nowait), one I/O at a time"),
-    ("vsync", "contiguous I/Os merged into one lseek + readv/writev"),
-    (
-        "io_uring",
-        "io_uring with iodepth slots and batched submission (hipri, fixedbufs, registerfiles, sqthread_poll, sqthread_poll_cpu, nonvectored, nowait, force_async)",
-    ),
-    (
-        "libaio",
-        "Linux native asynchronous I/O (io_setup/io_submit/io_getevents) called directly, without the libaio library; asynchronous only with direct=1 where the file system or device supports it, as with fio (userspace_reap, nowait)",
-    ),
-    ("null", "no I/O: every request succeeds at once (synchronous at iodepth=1)"),
-];
-
-/// fio's options of engine `name`: those zonekit honours, and those it refuses by name. `None`
-/// for an engine zonekit does not have.
-pub fn engine_options(name: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
-    const CMDPRIO: &[&str] = &["cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit"];
-    match name {
-        "psync" | "sync" | "pvsync" | "vsync" | "null" => Some((&[], &[])),
-        "pvsync2" => Some((&["hipri", "hipri_percentage", "nowait"], &["uncached"])),
-        "io_uring" => Some((uring::HONOURED, uring::REFUSED)),
-        "libaio" => Some((&["userspace_reap", "nowait"], CMDPRIO)),
-        _ => None,
+impl EngineKind {
+    /// The engine's name, as fio names it and [`Engine::name`] returns it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            EngineKind::Psync => "psync",
+            EngineKind::Sync => "sync",
+            EngineKind::Pvsync => "pvsync",
+            EngineKind::Pvsync2(_) => "pvsync2",
+            EngineKind::Vsync => "vsync",
+            EngineKind::IoUring(_) => "io_uring",
+            EngineKind::Libaio(_) => "libaio",
+            EngineKind::Null => "null",
+        }
     }
 }
 
-/// Engines of fio 3.33 that zonekit does not have (named so that a job using one is refused by
-/// name rather than as unknown).
-pub const FIO_ONLY_ENGINES: &[&str] = &[
-    "mmap",
-    "splice",
-    "sg",
-    "posixaio",
-    "solarisaio",
-    "windowsaio",
-    "rdma",
-    "net",
-    "netsplice",
-    "cpuio",
-    "guasi",
-    "binject",
-    "external",
-    "falloc",
-    "e4defrag",
-    "glusterfs",
-    "gfapi",
-    "gfapi_async",
-    "libhdfs",
-    "mtd",
-    "pmemblk",
-    "dev-dax",
-    "libpmem",
-    "http",
-    "nfs",
-    "rados",
-    "rbd",
-    "ime_psync",
-    "ime_psyncv",
-    "ime_aio",
-    "libiscsi",
-    "nbd",
-    "exec",
-    "filecreate",
-    "filestat",
-    "filedelete",
-    "dircreate",
-    "dirstat",
-    "dirdelete",
-    "dfs",
-    "xnvme",
-    "io_uring_cmd",
-    "libcufile",
-    "ftruncate",
-    "librpma_apm_client",
-    "librpma_apm_server",
-    "librpma_gpspm_client",
-    "librpma_gpspm_server",
-    "spdk",
-    "windowsaio",
-];
+/// Settings of the `preadv2`/`pwritev2` engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pvsync2Options {
+    /// Share of I/Os, in percent (0 to 100), sent with `RWF_HIPRI` (polled completion); picked
+    /// at random, roughly uniformly.
+    pub hipri_percentage: u32,
+    /// `RWF_NOWAIT` on every I/O: fail with `EAGAIN` rather than block.
+    pub nowait: bool,
+}
 
-/// Build the engine fio calls `name`.
-///
-/// The name may carry fio's `:` suffix for external engines, which is refused. Options that the
-/// engine does not take, or that fio has and zonekit cannot honour, are refused in one error
-/// naming them.
-pub fn open_engine(name: &str, config: EngineConfig) -> Result<Box<dyn Engine>, EngineError> {
-    let kind = match name {
-        "psync" => sync::Kind::Psync,
-        "sync" => sync::Kind::Sync,
-        "pvsync" => sync::Kind::Pvsync,
-        "pvsync2" => sync::Kind::Pvsync2,
-        "vsync" => return Ok(Box::new(sync::Vsync::new(config)?)),
-        "io_uring" => return Ok(Box::new(uring::UringEngine::new(config)?)),
-        "libaio" => return Ok(Box::new(libaio::LibaioEngine::new(config)?)),
-        "null" => return Ok(Box::new(null::NullEngine::new(config)?)),
-        _ if FIO_ONLY_ENGINES.contains(&name) || name.starts_with("external:") || name.contains('/') => {
-            return Err(EngineError::Unsupported(name.to_string()));
-        }
-        _ => return Err(EngineError::Unknown(name.to_string())),
-    };
-    Ok(Box::new(sync::SyncEngine::new(kind, config)?))
+/// Settings of the io_uring engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct UringOptions {
+    /// `IORING_SETUP_IOPOLL`: completions are polled, not interrupt driven (direct I/O on a
+    /// polled queue; anything else fails each I/O as the kernel says).
+    pub iopoll: bool,
+    /// Register the slot buffers (`IORING_REGISTER_BUFFERS`) and use `READ_FIXED`/`WRITE_FIXED`.
+    pub fixed_buffers: bool,
+    /// Register the files (`IORING_REGISTER_FILES`) and address them by index.
+    pub fixed_files: bool,
+    /// `IORING_SETUP_SQPOLL`: a kernel thread submits. Implies `fixed_files`.
+    pub sqpoll: bool,
+    /// `IORING_SETUP_SQ_AFF`: the CPU of the submission thread (with `sqpoll` only).
+    pub sqpoll_cpu: Option<u32>,
+    /// `Some(true)`: `READV`/`WRITEV` with one iovec; `Some(false)`: `READ`/`WRITE`; `None`: the
+    /// non-vectored ops when the kernel has them.
+    pub vectored: Option<bool>,
+    /// `RWF_NOWAIT` on every transfer: fail with `EAGAIN` rather than block.
+    pub nowait: bool,
+    /// `IOSQE_ASYNC` (straight to a kernel worker) on every N-th I/O; 0: never.
+    pub force_async: u32,
+}
+
+/// Settings of the native AIO engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LibaioOptions {
+    /// Take completions from the kernel's ring in user space, without `io_getevents`, when not
+    /// waiting for any.
+    pub userspace_reap: bool,
+    /// `RWF_NOWAIT` on every transfer: fail with `EAGAIN` rather than block.
+    pub nowait: bool,
+}
+
+/// Build the engine `kind` describes over `config`'s files and slots.
+pub fn open_engine(kind: EngineKind, config: EngineConfig) -> Result<Box<dyn Engine>, EngineError> {
+    Ok(match kind {
+        EngineKind::Psync => Box::new(sync::SyncEngine::new(sync::Kind::Psync, config)?),
+        EngineKind::Sync => Box::new(sync::SyncEngine::new(sync::Kind::Sync, config)?),
+        EngineKind::Pvsync => Box::new(sync::SyncEngine::new(sync::Kind::Pvsync, config)?),
+        EngineKind::Pvsync2(o) => Box::new(sync::SyncEngine::new(sync::Kind::Pvsync2(o), config)?),
+        EngineKind::Vsync => Box::new(sync::Vsync::new(config)?),
+        EngineKind::IoUring(o) => Box::new(uring::UringEngine::new(o, config)?),
+        EngineKind::Libaio(o) => Box::new(libaio::LibaioEngine::new(o, config)?),
+        EngineKind::Null => Box::new(null::NullEngine::new(config)?),
+    })
 }
 
 /// What a file of the table is, which decides how a trim is done.
@@ -398,97 +373,6 @@ impl Common {
     pub fn raw_fds(&self) -> Vec<std::os::fd::RawFd> {
         use std::os::fd::AsRawFd;
         self.files.iter().map(|t| t.file.as_raw_fd()).collect()
-    }
-}
-
-/// fio's engine options as this engine reads them: each option is taken once by name; what is left
-/// at the end is refused.
-pub(crate) struct Options {
-    engine: &'static str,
-    list: Vec<(String, Option<String>, bool)>,
-}
-
-impl Options {
-    pub fn new(engine: &'static str, list: &[(String, Option<String>)]) -> Options {
-        Options { engine, list: list.iter().map(|(k, v)| (k.clone(), v.clone(), false)).collect() }
-    }
-
-    fn take(&mut self, name: &str) -> Option<Option<String>> {
-        let mut found = None;
-        for (k, v, used) in &mut self.list {
-            if k == name {
-                *used = true;
-                found = Some(v.clone());
-            }
-        }
-        found
-    }
-
-    fn bad(&self, why: String) -> EngineError {
-        EngineError::Option { engine: self.engine, why }
-    }
-
-    fn parse_int(&self, name: &str, v: &str) -> Result<i64, EngineError> {
-        let t = v.trim();
-        let parsed = if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-            i64::from_str_radix(hex, 16).ok()
-        } else {
-            t.parse::<i64>().ok()
-        };
-        parsed.ok_or_else(|| self.bad(format!("bad value for option '{name}': '{v}'")))
-    }
-
-    /// fio's set-or-int options (`hipri`, `hipri=1`, `hipri=0`): absent → false, bare → true.
-    pub fn flag(&mut self, name: &str) -> Result<bool, EngineError> {
-        match self.take(name) {
-            None => Ok(false),
-            Some(None) => Ok(true),
-            Some(Some(v)) => Ok(self.parse_int(name, &v)? != 0),
-        }
-    }
-
-    /// An integer option; `None` when absent.
-    pub fn int(&mut self, name: &str, min: i64, max: i64) -> Result<Option<i64>, EngineError> {
-        match self.take(name) {
-            None => Ok(None),
-            Some(None) => Err(self.bad(format!("option '{name}' needs a value"))),
-            Some(Some(v)) => {
-                let n = self.parse_int(name, &v)?;
-                if n < min || n > max {
-                    return Err(self.bad(format!("value {n} of option '{name}' is out of range ({min} to {max})")));
-                }
-                Ok(Some(n))
-            }
-        }
-    }
-
-    /// Accept an option that changes nothing for this engine.
-    pub fn ignore(&mut self, name: &str) {
-        self.take(name);
-    }
-
-    /// Refuse what is left: fio's options of this engine that zonekit cannot honour (`known`), and
-    /// anything else, in one error naming them.
-    pub fn finish(self, known: &[&str]) -> Result<(), EngineError> {
-        let mut unsupported: Vec<&str> = Vec::new();
-        let mut unknown: Vec<&str> = Vec::new();
-        for (k, _, used) in &self.list {
-            if !used {
-                let list = if known.contains(&k.as_str()) { &mut unsupported } else { &mut unknown };
-                if !list.contains(&k.as_str()) {
-                    list.push(k);
-                }
-            }
-        }
-        let plural = |v: &[&str]| if v.len() > 1 { "options" } else { "option" };
-        let mut why = Vec::new();
-        if !unsupported.is_empty() {
-            why.push(format!("{} {} not supported by zonekit", plural(&unsupported), unsupported.join(", ")));
-        }
-        if !unknown.is_empty() {
-            why.push(format!("{} {} not taken by this engine", plural(&unknown), unknown.join(", ")));
-        }
-        if why.is_empty() { Ok(()) } else { Err(self.bad(why.join("; "))) }
     }
 }
 

@@ -6,7 +6,7 @@
 
 use std::io;
 
-use super::{Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, hand_back, stamp};
+use super::{Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Queued, hand_back, stamp};
 use crate::clock::RealClock;
 use crate::sys::buf::SlotBuffers;
 
@@ -22,7 +22,6 @@ pub(crate) struct NullEngine {
 
 impl NullEngine {
     pub fn new(mut config: EngineConfig) -> Result<NullEngine, EngineError> {
-        Options::new("null", &config.options).finish(&[])?;
         let common = Common::new("null", &mut config)?;
         let depth = config.depth as usize;
         Ok(NullEngine {

@@ -5,8 +5,8 @@ use std::io::{self, IoSlice, IoSliceMut, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 
 use super::{
-    Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, Target, check_len, hand_back,
-    inline_op, io_result, stamp,
+    Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Pvsync2Options, Queued, Target, check_len,
+    hand_back, inline_op, io_result, stamp,
 };
 use crate::clock::RealClock;
 use crate::sys;
@@ -20,8 +20,8 @@ pub(crate) enum Kind {
     Sync,
     /// `preadv`/`pwritev`.
     Pvsync,
-    /// `preadv2`/`pwritev2`.
-    Pvsync2,
+    /// `preadv2`/`pwritev2`, with its flags.
+    Pvsync2(Pvsync2Options),
 }
 
 /// A synchronous engine: every I/O completes inside `queue`.
@@ -44,24 +44,18 @@ impl SyncEngine {
             Kind::Psync => "psync",
             Kind::Sync => "sync",
             Kind::Pvsync => "pvsync",
-            Kind::Pvsync2 => "pvsync2",
+            Kind::Pvsync2(_) => "pvsync2",
         };
-        let mut opts = Options::new(name, &config.options);
         let (mut rw_flags, mut hipri_percentage) = (0, 0);
-        if kind == Kind::Pvsync2 {
-            if opts.flag("hipri")? {
-                hipri_percentage = opts.int("hipri_percentage", 0, 100)?.unwrap_or(100) as u32;
-            } else {
-                opts.ignore("hipri_percentage");
+        if let Kind::Pvsync2(o) = kind {
+            if o.hipri_percentage > 100 {
+                let why = format!("RWF_HIPRI share of {} % is over 100 %", o.hipri_percentage);
+                return Err(EngineError::Option { engine: name, why });
             }
-            if opts.flag("nowait")? {
+            hipri_percentage = o.hipri_percentage;
+            if o.nowait {
                 rw_flags |= libc::RWF_NOWAIT;
             }
-            // fio 3.33 sends its RWF_UNCACHED (0x40), a flag that never reached the kernel (0x40
-            // is RWF_ATOMIC there): refuse rather than guess.
-            opts.finish(&["uncached"])?;
-        } else {
-            opts.finish(&[])?;
         }
         let common = Common::new(name, &mut config)?;
         Ok(SyncEngine {
@@ -93,7 +87,7 @@ impl SyncEngine {
         if let Err(e) = check_len(&self.bufs, io) {
             return e;
         }
-        let flags = if self.kind == Kind::Pvsync2 { self.flags() } else { 0 };
+        let flags = if matches!(self.kind, Kind::Pvsync2(_)) { self.flags() } else { 0 };
         let Some(t) = self.files.get(io.file as usize) else { return -libc::EBADF };
         let Some(slot) = self.bufs.get_mut(io.tag as usize) else { return -libc::EINVAL };
         let buf = &mut slot[..io.len as usize];
@@ -103,8 +97,8 @@ impl SyncEngine {
             Kind::Psync => t.file.write_at(buf, io.offset),
             Kind::Pvsync if read => sys::io::preadv(t.fd(), buf, io.offset),
             Kind::Pvsync => sys::io::pwritev(t.fd(), buf, io.offset),
-            Kind::Pvsync2 if read => sys::io::preadv2(t.fd(), buf, io.offset, flags),
-            Kind::Pvsync2 => sys::io::pwritev2(t.fd(), buf, io.offset, flags),
+            Kind::Pvsync2(_) if read => sys::io::preadv2(t.fd(), buf, io.offset, flags),
+            Kind::Pvsync2(_) => sys::io::pwritev2(t.fd(), buf, io.offset, flags),
             Kind::Sync => {
                 let pos = &mut self.last_pos[io.file as usize];
                 if *pos != io.offset
@@ -180,7 +174,6 @@ pub(crate) struct Vsync {
 
 impl Vsync {
     pub fn new(mut config: EngineConfig) -> Result<Vsync, EngineError> {
-        Options::new("vsync", &config.options).finish(&[])?;
         let common = Common::new("vsync", &mut config)?;
         Ok(Vsync {
             files: common.files,

@@ -7,25 +7,28 @@ use std::path::{Path, PathBuf};
 use super::*;
 use crate::file::{OpenSpec, open_job_file};
 
-type Opts = Vec<(String, Option<String>)>;
-
-/// Every engine zonekit has, with options that change its code path.
-fn variants() -> Vec<(&'static str, Opts)> {
-    let o = |k: &str, v: Option<&str>| (k.to_string(), v.map(str::to_string));
+/// Every engine zonekit has, with settings that change its code path.
+fn variants() -> Vec<EngineKind> {
+    use EngineKind as K;
     vec![
-        ("psync", vec![]),
-        ("sync", vec![]),
-        ("pvsync", vec![]),
-        ("pvsync2", vec![]),
-        ("pvsync2", vec![o("hipri", None), o("hipri_percentage", Some("50"))]),
-        ("vsync", vec![]),
-        ("io_uring", vec![]),
-        ("io_uring", vec![o("nonvectored", Some("0"))]),
-        ("io_uring", vec![o("nonvectored", Some("1")), o("fixedbufs", None), o("registerfiles", None)]),
-        ("io_uring", vec![o("force_async", Some("2"))]),
-        ("io_uring", vec![o("sqthread_poll", None)]),
-        ("libaio", vec![]),
-        ("libaio", vec![o("userspace_reap", None)]),
+        K::Psync,
+        K::Sync,
+        K::Pvsync,
+        K::Pvsync2(Pvsync2Options::default()),
+        K::Pvsync2(Pvsync2Options { hipri_percentage: 50, ..Pvsync2Options::default() }),
+        K::Vsync,
+        K::IoUring(UringOptions::default()),
+        K::IoUring(UringOptions { vectored: Some(true), ..UringOptions::default() }),
+        K::IoUring(UringOptions {
+            vectored: Some(false),
+            fixed_buffers: true,
+            fixed_files: true,
+            ..UringOptions::default()
+        }),
+        K::IoUring(UringOptions { force_async: 2, ..UringOptions::default() }),
+        K::IoUring(UringOptions { sqpoll: true, ..UringOptions::default() }),
+        K::Libaio(LibaioOptions::default()),
+        K::Libaio(LibaioOptions { userspace_reap: true, ..LibaioOptions::default() }),
     ]
 }
 
@@ -64,10 +67,9 @@ fn open_rw(path: &Path, size: u64, direct: bool) -> OwnedFd {
     fd
 }
 
-fn make(name: &str, depth: u32, files: Vec<OwnedFd>, options: Vec<(String, Option<String>)>) -> Box<dyn Engine> {
-    let config =
-        EngineConfig { depth, buffer_size: 16384, buffer_align: 4096, files, options, clock: RealClock::new() };
-    open_engine(name, config).unwrap_or_else(|e| panic!("{name}: {e}"))
+fn make(kind: EngineKind, depth: u32, files: Vec<OwnedFd>) -> Box<dyn Engine> {
+    let config = EngineConfig { depth, buffer_size: 16384, buffer_align: 4096, files, clock: RealClock::new() };
+    open_engine(kind, config).unwrap_or_else(|e| panic!("{kind:?}: {e}"))
 }
 
 /// Run one I/O to completion, whatever the engine's kind; returns its result.
@@ -103,20 +105,21 @@ fn pattern(seed: u8, len: usize) -> Vec<u8> {
 
 fn round_trip(base: &str, direct: bool) {
     let s = Scratch::new(base).expect("scratch directory");
-    for (name, opts) in variants() {
-        let path = s.path(&format!("{name}-{}", opts.len()));
-        let mut e = make(name, 4, vec![open_rw(&path, 1 << 20, direct)], opts.clone());
+    for (v, kind) in variants().into_iter().enumerate() {
+        let name = kind.name();
+        let path = s.path(&format!("{name}-{v}"));
+        let mut e = make(kind, 4, vec![open_rw(&path, 1 << 20, direct)]);
         // Writes at distinct offsets from distinct slots, then reads into other slots.
         for (i, off) in [0u64, 8192, 65536, 4096].into_iter().enumerate() {
             let data = pattern(i as u8 + 1, 4096);
             e.buffer(i as u32)[..4096].copy_from_slice(&data);
-            assert_eq!(run(e.as_mut(), io(i as u32, Ddir::Write, off, 4096)), 4096, "{name} {opts:?} write");
+            assert_eq!(run(e.as_mut(), io(i as u32, Ddir::Write, off, 4096)), 4096, "{kind:?} write");
         }
         for (i, off) in [0u64, 8192, 65536, 4096].into_iter().enumerate() {
             let tag = 3 - i as u32;
             e.buffer(tag).fill(0);
-            assert_eq!(run(e.as_mut(), io(tag, Ddir::Read, off, 4096)), 4096, "{name} {opts:?} read");
-            assert_eq!(&e.buffer(tag)[..4096], &pattern(i as u8 + 1, 4096)[..], "{name} {opts:?} data at {off}");
+            assert_eq!(run(e.as_mut(), io(tag, Ddir::Read, off, 4096)), 4096, "{kind:?} read");
+            assert_eq!(&e.buffer(tag)[..4096], &pattern(i as u8 + 1, 4096)[..], "{kind:?} data at {off}");
         }
         // What the file holds is what was written.
         let f = std::fs::File::open(&path).unwrap();
@@ -147,10 +150,11 @@ fn round_trip_tmp_direct() {
 #[test]
 fn short_read_is_reported_as_is() {
     let s = Scratch::new("/dev/shm").unwrap();
-    for (name, opts) in variants() {
-        let path = s.path(&format!("short-{name}-{}", opts.len()));
-        let mut e = make(name, 2, vec![open_rw(&path, 10_000, false)], opts.clone());
-        assert_eq!(run(e.as_mut(), io(0, Ddir::Read, 8192, 4096)), 10_000 - 8192, "{name} {opts:?}");
+    for (v, kind) in variants().into_iter().enumerate() {
+        let name = kind.name();
+        let path = s.path(&format!("short-{name}-{v}"));
+        let mut e = make(kind, 2, vec![open_rw(&path, 10_000, false)]);
+        assert_eq!(run(e.as_mut(), io(0, Ddir::Read, 8192, 4096)), 10_000 - 8192, "{kind:?}");
     }
 }
 
@@ -159,11 +163,12 @@ fn direct_io_alignment_is_the_kernels() {
     for base in ["/dev/shm".to_string(), std::env::temp_dir().to_string_lossy().into_owned()] {
         let Some(s) = Scratch::new(&base) else { continue };
         let ext4 = is_ext4(s.dir.path());
-        for (name, opts) in variants() {
-            let path = s.path(&format!("odirect-{name}-{}", opts.len()));
+        for (v, kind) in variants().into_iter().enumerate() {
+            let name = kind.name();
+            let path = s.path(&format!("odirect-{name}-{v}"));
             let fd = open_rw(&path, 1 << 20, true);
             let probe = std::fs::File::from(fd.try_clone().unwrap());
-            let mut e = make(name, 2, vec![fd], opts.clone());
+            let mut e = make(kind, 2, vec![fd]);
             for (off, len) in [(100u64, 4096u32), (0, 100), (512, 512)] {
                 // The engine reports exactly what a plain pwrite on the same descriptor does.
                 let buf = crate::sys::buf::AlignedBuf::zeroed(4096, 4096).unwrap();
@@ -172,9 +177,9 @@ fn direct_io_alignment_is_the_kernels() {
                     Err(e) => -e.raw_os_error().unwrap(),
                 };
                 let got = run(e.as_mut(), io(0, Ddir::Write, off, len));
-                assert_eq!(got, want, "{name} {opts:?} on {base}: write {len} at {off}");
+                assert_eq!(got, want, "{kind:?} on {base}: write {len} at {off}");
                 if ext4 && (off % 512 != 0 || len % 512 != 0) {
-                    assert_eq!(got, -libc::EINVAL, "{name} {opts:?}: ext4 refuses unaligned O_DIRECT");
+                    assert_eq!(got, -libc::EINVAL, "{kind:?}: ext4 refuses unaligned O_DIRECT");
                 }
             }
         }
@@ -184,34 +189,36 @@ fn direct_io_alignment_is_the_kernels() {
 #[test]
 fn errors_are_negative_errno() {
     let s = Scratch::new("/dev/shm").unwrap();
-    for (name, opts) in variants() {
-        let path = s.path(&format!("err-{name}-{}", opts.len()));
+    for (v, kind) in variants().into_iter().enumerate() {
+        let name = kind.name();
+        let path = s.path(&format!("err-{name}-{v}"));
         open_rw(&path, 1 << 16, false);
         // A read-only descriptor: writes fail with EBADF, from the kernel.
         let ro = open_job_file(&path, &OpenSpec::new(true, false, false)).unwrap();
-        let mut e = make(name, 2, vec![ro], opts.clone());
-        assert_eq!(run(e.as_mut(), io(0, Ddir::Write, 0, 4096)), -libc::EBADF, "{name} {opts:?}");
+        let mut e = make(kind, 2, vec![ro]);
+        assert_eq!(run(e.as_mut(), io(0, Ddir::Write, 0, 4096)), -libc::EBADF, "{kind:?}");
         // Checked before the kernel: file index, slot, length.
         assert_eq!(e.queue(&Io { file: 1, ..io(0, Ddir::Read, 0, 4096) }), Queued::Completed(-libc::EBADF));
         assert_eq!(e.queue(&io(2, Ddir::Read, 0, 4096)), Queued::Completed(-libc::EINVAL), "{name}: no slot 2");
         assert_eq!(e.queue(&io(0, Ddir::Read, 0, 16385)), Queued::Completed(-libc::EINVAL), "{name}: too long");
         // The engine still works afterwards.
-        assert_eq!(run(e.as_mut(), io(1, Ddir::Read, 0, 4096)), 4096, "{name} {opts:?}");
+        assert_eq!(run(e.as_mut(), io(1, Ddir::Read, 0, 4096)), 4096, "{kind:?}");
     }
 }
 
 #[test]
 fn trim_punches_a_hole_and_sync_succeeds() {
     let s = Scratch::new("/dev/shm").unwrap();
-    for (name, opts) in variants() {
-        let path = s.path(&format!("trim-{name}-{}", opts.len()));
-        let mut e = make(name, 2, vec![open_rw(&path, 1 << 20, false)], opts.clone());
+    for (v, kind) in variants().into_iter().enumerate() {
+        let name = kind.name();
+        let path = s.path(&format!("trim-{name}-{v}"));
+        let mut e = make(kind, 2, vec![open_rw(&path, 1 << 20, false)]);
         e.buffer(0).fill(0xee);
         for off in (0..1 << 20).step_by(16384) {
             assert_eq!(run(e.as_mut(), io(0, Ddir::Write, off, 16384)), 16384);
         }
         let before = std::fs::metadata(&path).unwrap().blocks();
-        assert_eq!(run(e.as_mut(), io(1, Ddir::Trim, 65536, 262144)), 262144, "{name} {opts:?} trim");
+        assert_eq!(run(e.as_mut(), io(1, Ddir::Trim, 65536, 262144)), 262144, "{kind:?} trim");
         let after = std::fs::metadata(&path).unwrap();
         assert_eq!(after.len(), 1 << 20, "KEEP_SIZE");
         assert!(after.blocks() + 262144 / 512 <= before, "{name}: hole punched ({before} -> {})", after.blocks());
@@ -226,22 +233,25 @@ fn trim_punches_a_hole_and_sync_succeeds() {
 
 #[test]
 fn trim_of_a_device_that_cannot_discard_fails_with_the_kernels_errno() {
-    for (name, opts) in variants() {
+    for kind in variants() {
         let null = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null").unwrap();
-        if name == "io_uring" && opts.iter().any(|(k, _)| k == "registerfiles" || k == "sqthread_poll") {
+        if let EngineKind::IoUring(o) = kind
+            && (o.fixed_files || o.sqpoll)
+        {
             continue;
         }
-        let mut e = make(name, 1, vec![null.into()], opts.clone());
-        assert_eq!(run(e.as_mut(), io(0, Ddir::Trim, 0, 4096)), -libc::ENOTTY, "{name} {opts:?}");
+        let mut e = make(kind, 1, vec![null.into()]);
+        assert_eq!(run(e.as_mut(), io(0, Ddir::Trim, 0, 4096)), -libc::ENOTTY, "{kind:?}");
     }
 }
 
 #[test]
 fn async_engines_answer_busy_when_full() {
     let s = Scratch::new("/dev/shm").unwrap();
-    for (name, opts) in variants() {
-        let path = s.path(&format!("busy-{name}-{}", opts.len()));
-        let mut e = make(name, 4, vec![open_rw(&path, 1 << 20, false)], opts.clone());
+    for (v, kind) in variants().into_iter().enumerate() {
+        let name = kind.name();
+        let path = s.path(&format!("busy-{name}-{v}"));
+        let mut e = make(kind, 4, vec![open_rw(&path, 1 << 20, false)]);
         if e.is_sync() {
             continue;
         }
@@ -249,8 +259,8 @@ fn async_engines_answer_busy_when_full() {
             assert_eq!(e.queue(&io(tag, Ddir::Write, u64::from(tag) * 4096, 4096)), Queued::Queued, "{name} {tag}");
         }
         // Every slot is taken: the same slot again is Busy, and so is an inline trim.
-        assert_eq!(e.queue(&io(0, Ddir::Write, 65536, 4096)), Queued::Busy, "{name} {opts:?}");
-        assert_eq!(e.queue(&io(0, Ddir::Trim, 0, 4096)), Queued::Busy, "{name} {opts:?} trim");
+        assert_eq!(e.queue(&io(0, Ddir::Write, 65536, 4096)), Queued::Busy, "{kind:?}");
+        assert_eq!(e.queue(&io(0, Ddir::Trim, 0, 4096)), Queued::Busy, "{kind:?} trim");
         assert_eq!(e.commit().unwrap(), 4, "{name}");
         let mut out = Vec::new();
         let mut n = 0;
@@ -273,7 +283,7 @@ fn async_engines_answer_busy_when_full() {
 fn vsync_merges_contiguous_ios_and_is_busy_otherwise() {
     let s = Scratch::new("/dev/shm").unwrap();
     let path = s.path("vsync");
-    let mut e = make("vsync", 8, vec![open_rw(&path, 1 << 20, false)], vec![]);
+    let mut e = make(EngineKind::Vsync, 8, vec![open_rw(&path, 1 << 20, false)]);
     for tag in 0..3u32 {
         e.buffer(tag)[..4096].copy_from_slice(&pattern(tag as u8, 4096));
         assert_eq!(e.queue(&io(tag, Ddir::Write, 8192 + u64::from(tag) * 4096, 4096)), Queued::Queued);
@@ -292,7 +302,7 @@ fn vsync_merges_contiguous_ios_and_is_busy_otherwise() {
     assert_eq!(&b[4096..8192], &pattern(1, 4096)[..]);
     // A short merged read deals the bytes out in order.
     drop(e);
-    let mut e = make("vsync", 8, vec![open_rw(&path, 16384 + 6000, false)], vec![]);
+    let mut e = make(EngineKind::Vsync, 8, vec![open_rw(&path, 16384 + 6000, false)]);
     for tag in 0..3u32 {
         assert_eq!(e.queue(&io(tag, Ddir::Read, 16384 + u64::from(tag) * 4096, 4096)), Queued::Queued);
     }
@@ -306,9 +316,10 @@ fn vsync_merges_contiguous_ios_and_is_busy_otherwise() {
 #[test]
 fn getevents_waits_for_min_and_caps_it() {
     let s = Scratch::new("/dev/shm").unwrap();
-    for (name, opts) in variants() {
-        let path = s.path(&format!("min-{name}-{}", opts.len()));
-        let mut e = make(name, 8, vec![open_rw(&path, 1 << 20, false)], opts.clone());
+    for (v, kind) in variants().into_iter().enumerate() {
+        let name = kind.name();
+        let path = s.path(&format!("min-{name}-{v}"));
+        let mut e = make(kind, 8, vec![open_rw(&path, 1 << 20, false)]);
         if e.is_sync() {
             continue;
         }
@@ -318,21 +329,21 @@ fn getevents_waits_for_min_and_caps_it() {
         assert_eq!(e.commit().unwrap(), 8);
         let mut out = Vec::new();
         let got = e.getevents(6, &mut out).unwrap();
-        assert!(got >= 6 && got == out.len(), "{name} {opts:?}: {got}");
+        assert!(got >= 6 && got == out.len(), "{kind:?}: {got}");
         // Asking for more than are in flight returns the rest instead of waiting forever.
         let got2 = e.getevents(100, &mut out).unwrap();
-        assert_eq!(got + got2, 8, "{name} {opts:?}");
+        assert_eq!(got + got2, 8, "{kind:?}");
         assert_eq!(e.getevents(5, &mut out).unwrap(), 0, "{name}: nothing in flight");
     }
 }
 
 #[test]
 fn null_engine_follows_fio() {
-    let mut e = make("null", 1, vec![], vec![]);
+    let mut e = make(EngineKind::Null, 1, vec![]);
     assert!(e.is_sync());
     assert_eq!(e.queue(&io(0, Ddir::Write, 0, 4096)), Queued::Completed(4096));
     assert_eq!(e.queue(&io(0, Ddir::Sync, 0, 0)), Queued::Completed(0));
-    let mut e = make("null", 4, vec![], vec![]);
+    let mut e = make(EngineKind::Null, 4, vec![]);
     assert!(!e.is_sync());
     for tag in 0..4 {
         assert_eq!(e.queue(&io(tag, Ddir::Read, 0, 512)), Queued::Queued);
@@ -352,7 +363,7 @@ fn null_engine_follows_fio() {
 #[should_panic(expected = "in flight")]
 fn buffer_of_a_slot_in_flight_panics() {
     let s = Scratch::new("/dev/shm").unwrap();
-    let mut e = make("io_uring", 2, vec![open_rw(&s.path("f"), 1 << 20, false)], vec![]);
+    let mut e = make(EngineKind::IoUring(UringOptions::default()), 2, vec![open_rw(&s.path("f"), 1 << 20, false)]);
     assert_eq!(e.queue(&io(0, Ddir::Read, 0, 4096)), Queued::Queued);
     e.commit().unwrap();
     let _ = e.buffer(0);
@@ -361,66 +372,67 @@ fn buffer_of_a_slot_in_flight_panics() {
 #[test]
 fn dropping_engines_with_ios_in_flight_is_safe() {
     let s = Scratch::new("/dev/shm").unwrap();
-    for (name, opts) in variants() {
-        let path = s.path(&format!("drop-{name}-{}", opts.len()));
-        let mut e = make(name, 8, vec![open_rw(&path, 1 << 20, false)], opts.clone());
-        for tag in 0..8 {
-            let _ = e.queue(&io(tag, Ddir::Read, u64::from(tag) * 16384, 16384));
+    for (v, kind) in variants().into_iter().enumerate() {
+        let name = kind.name();
+        let path = s.path(&format!("drop-{name}-{v}"));
+        for commit in [false, true] {
+            let mut e = make(kind, 8, vec![open_rw(&path, 1 << 20, false)]);
+            for tag in 0..8 {
+                let _ = e.queue(&io(tag, Ddir::Read, u64::from(tag) * 16384, 16384));
+            }
+            if commit {
+                e.commit().unwrap();
+            }
+            drop(e);
         }
-        if opts.len() % 2 == 0 {
-            e.commit().unwrap();
-        }
-        drop(e);
     }
 }
 
 #[test]
 fn engines_built_on_one_thread_run_on_another() {
     let s = Scratch::new("/dev/shm").unwrap();
-    for (name, opts) in variants() {
-        let path = s.path(&format!("thread-{name}-{}", opts.len()));
-        let mut e = make(name, 4, vec![open_rw(&path, 1 << 20, false)], opts.clone());
+    for (v, kind) in variants().into_iter().enumerate() {
+        let name = kind.name();
+        let path = s.path(&format!("thread-{name}-{v}"));
+        let mut e = make(kind, 4, vec![open_rw(&path, 1 << 20, false)]);
         let r = std::thread::spawn(move || {
             e.buffer(0).fill(1);
             run(e.as_mut(), io(0, Ddir::Write, 0, 4096))
         })
         .join()
         .unwrap();
-        assert_eq!(r, 4096, "{name} {opts:?}");
+        assert_eq!(r, 4096, "{kind:?}");
     }
 }
 
 #[test]
-fn names_and_options_are_checked() {
-    let cfg = || EngineConfig {
-        depth: 1,
-        buffer_size: 4096,
-        buffer_align: 0,
-        files: vec![],
-        options: vec![],
-        clock: RealClock::new(),
+fn bad_configurations_are_refused() {
+    let cfg = || EngineConfig { depth: 1, buffer_size: 4096, buffer_align: 0, files: vec![], clock: RealClock::new() };
+    let err = |kind: EngineKind, config: EngineConfig| {
+        open_engine(kind, config).err().map(|e| e.to_string()).unwrap_or_default()
     };
-    let err = |name: &str, options: Vec<(String, Option<String>)>| {
-        open_engine(name, EngineConfig { options, ..cfg() }).err().map(|e| e.to_string()).unwrap_or_default()
-    };
-    let o = |k: &str, v: Option<&str>| (k.to_string(), v.map(str::to_string));
-    assert_eq!(err("bogus", vec![]), "unknown ioengine 'bogus'");
-    assert!(err("posixaio", vec![]).starts_with("ioengine 'posixaio' is not supported by zonekit"));
     assert_eq!(
-        err("io_uring", vec![o("cmdprio_percentage", Some("10")), o("uncached", Some("1"))]),
-        "ioengine io_uring: options cmdprio_percentage, uncached not supported by zonekit"
+        err(EngineKind::Psync, EngineConfig { depth: 0, ..cfg() }),
+        "ioengine psync: iodepth must be at least 1"
     );
-    assert_eq!(err("psync", vec![o("hipri", None)]), "ioengine psync: option hipri not taken by this engine");
-    assert!(err("io_uring", vec![o("nonvectored", Some("2"))]).contains("out of range"));
     assert_eq!(
-        err("libaio", vec![o("userspace_reap", Some("yes"))]),
-        "ioengine libaio: bad value for option 'userspace_reap': 'yes'"
+        err(EngineKind::Null, EngineConfig { buffer_align: 3000, ..cfg() }),
+        "ioengine null: buffer alignment must be a power of two"
     );
-    assert_eq!(err("null", vec![]), "");
-    assert!(open_engine("psync", EngineConfig { depth: 0, ..cfg() }).is_err());
-    assert!(open_engine("psync", EngineConfig { buffer_align: 3000, ..cfg() }).is_err());
-    for name in ENGINES {
-        assert_eq!(err(name, vec![]), "", "{name}");
+    let hipri = EngineKind::Pvsync2(Pvsync2Options { hipri_percentage: 101, nowait: false });
+    assert_eq!(err(hipri, cfg()), "ioengine pvsync2: RWF_HIPRI share of 101 % is over 100 %");
+    // Every engine, with its default settings, builds without files.
+    for kind in [
+        EngineKind::Psync,
+        EngineKind::Sync,
+        EngineKind::Pvsync,
+        EngineKind::Pvsync2(Pvsync2Options::default()),
+        EngineKind::Vsync,
+        EngineKind::IoUring(UringOptions::default()),
+        EngineKind::Libaio(LibaioOptions::default()),
+        EngineKind::Null,
+    ] {
+        assert_eq!(err(kind, cfg()), "", "{kind:?}");
     }
 }
 
@@ -430,7 +442,7 @@ fn sync_engine_seeks_only_when_needed() {
     let path = s.path("seq");
     let fd = open_rw(&path, 1 << 20, false);
     let probe = std::fs::File::from(fd.try_clone().unwrap());
-    let mut e = make("sync", 1, vec![fd], vec![]);
+    let mut e = make(EngineKind::Sync, 1, vec![fd]);
     for i in 0..4u64 {
         e.buffer(0).fill(i as u8 + 1);
         assert_eq!(run(e.as_mut(), io(0, Ddir::Write, i * 4096, 4096)), 4096);
@@ -448,8 +460,8 @@ fn io_uring_hipri_polls_or_fails_as_the_kernel_says() {
     // polled on the block device (completing even without poll queues).
     for base in ["/dev/shm".to_string(), std::env::temp_dir().to_string_lossy().into_owned()] {
         let s = Scratch::new(&base).unwrap();
-        let opts = vec![("hipri".to_string(), None)];
-        let mut e = make("io_uring", 2, vec![open_rw(&s.path("hipri"), 1 << 20, true)], opts);
+        let kind = EngineKind::IoUring(UringOptions { iopoll: true, ..UringOptions::default() });
+        let mut e = make(kind, 2, vec![open_rw(&s.path("hipri"), 1 << 20, true)]);
         e.buffer(0)[..4096].copy_from_slice(&pattern(9, 4096));
         let r = run(e.as_mut(), io(0, Ddir::Write, 0, 4096));
         if base == "/dev/shm" {
@@ -465,27 +477,4 @@ fn io_uring_hipri_polls_or_fails_as_the_kernel_says() {
             }
         }
     }
-}
-
-#[test]
-fn every_engine_has_help_and_an_option_list() {
-    for name in ENGINES {
-        assert!(ENGINE_HELP.iter().any(|(n, _)| n == name), "{name}");
-        let (honoured, refused) = engine_options(name).unwrap();
-        // Every refused option is refused by name when given.
-        for opt in refused {
-            let config = EngineConfig {
-                depth: 1,
-                buffer_size: 4096,
-                buffer_align: 0,
-                files: vec![],
-                options: vec![(opt.to_string(), Some("1".to_string()))],
-                clock: RealClock::new(),
-            };
-            let e = open_engine(name, config).err().unwrap().to_string();
-            assert!(e.contains(opt) && e.contains("not supported by zonekit"), "{name} {opt}: {e}");
-        }
-        assert!(honoured.iter().all(|o| !refused.contains(o)));
-    }
-    assert_eq!(engine_options("posixaio"), None);
 }

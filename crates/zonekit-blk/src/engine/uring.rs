@@ -8,27 +8,11 @@
 use std::io;
 
 use super::{
-    Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Options, Queued, Target, inline_op, stamp,
+    Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Queued, Target, UringOptions, inline_op, stamp,
 };
 use crate::clock::RealClock;
-use crate::sys::uring::{PushError, Ring, RingSetup, Rw, Xfer};
-
-/// fio's io_uring options that zonekit honours (`cmd_type`, which only io_uring_cmd uses, is taken
-/// and ignored as fio does).
-pub(crate) const HONOURED: &[&str] = &[
-    "hipri",
-    "fixedbufs",
-    "registerfiles",
-    "sqthread_poll",
-    "sqthread_poll_cpu",
-    "nonvectored",
-    "nowait",
-    "force_async",
-    "cmd_type",
-];
-
-/// fio's io_uring options that zonekit cannot honour.
-pub(crate) const REFUSED: &[&str] = &["cmdprio_percentage", "cmdprio_class", "cmdprio", "cmdprio_bssplit", "uncached"];
+use crate::sys::slots::{PushError, Rw};
+use crate::sys::uring::{Ring, RingSetup, Xfer};
 
 pub(crate) struct UringEngine {
     ring: Ring,
@@ -41,36 +25,29 @@ pub(crate) struct UringEngine {
 }
 
 impl UringEngine {
-    pub fn new(mut config: EngineConfig) -> Result<UringEngine, EngineError> {
+    pub fn new(o: UringOptions, mut config: EngineConfig) -> Result<UringEngine, EngineError> {
         const NAME: &str = "io_uring";
-        let mut opts = Options::new(NAME, &config.options);
-        let mut setup = RingSetup {
-            iopoll: opts.flag("hipri")?,
-            fixed_bufs: opts.flag("fixedbufs")?,
-            fixed_files: opts.flag("registerfiles")?,
-            sqpoll: opts.flag("sqthread_poll")?,
-            ..RingSetup::default()
-        };
-        setup.sqpoll_cpu = opts.int("sqthread_poll_cpu", 0, i64::from(u32::MAX))?.map(|c| c as u32);
-        if setup.sqpoll {
+        let setup = RingSetup {
+            iopoll: o.iopoll,
+            fixed_bufs: o.fixed_buffers,
             // As fio: submission by a kernel thread works on registered files.
-            setup.fixed_files = true;
-        } else {
-            setup.sqpoll_cpu = None;
-        }
-        setup.vectored = match opts.int("nonvectored", -1, 1)? {
-            None | Some(-1) => None,
-            Some(n) => Some(n == 0),
+            fixed_files: o.fixed_files || o.sqpoll,
+            sqpoll: o.sqpoll,
+            sqpoll_cpu: o.sqpoll_cpu.filter(|_| o.sqpoll),
+            vectored: o.vectored,
         };
-        let rw_flags = if opts.flag("nowait")? { libc::RWF_NOWAIT } else { 0 };
-        let force_async = opts.int("force_async", 0, i64::from(u32::MAX))?.unwrap_or(0) as u32;
-        // `cmd_type` only matters to io_uring_cmd; fio's io_uring takes it and ignores it.
-        opts.ignore("cmd_type");
-        opts.finish(REFUSED)?;
+        let rw_flags = if o.nowait { libc::RWF_NOWAIT } else { 0 };
         let common = Common::new(NAME, &mut config)?;
         let fds = common.raw_fds();
         let ring = Ring::new(setup, common.bufs, fds).map_err(|source| EngineError::Setup { engine: NAME, source })?;
-        Ok(UringEngine { ring, files: common.files, rw_flags, force_async, prepped: 0, clock: config.clock })
+        Ok(UringEngine {
+            ring,
+            files: common.files,
+            rw_flags,
+            force_async: o.force_async,
+            prepped: 0,
+            clock: config.clock,
+        })
     }
 
     #[inline]

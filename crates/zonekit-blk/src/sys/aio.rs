@@ -7,13 +7,19 @@
 //! (which waits for every outstanding I/O) runs before the buffers are freed.
 
 use std::io;
-use std::mem::{ManuallyDrop, size_of};
+use std::mem::{ManuallyDrop, offset_of, size_of};
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::buf::SlotBuffers;
-use super::uring::{PushError, Rw, claim_slot, free_slot_buffer};
+use super::slots::{PushError, Rw, claim_slot, free_slot_buffer};
 use crate::request::Completion;
+
+// `struct iocb` swaps `aio_key` and `aio_rw_flags` on big-endian targets (`PADDED` in aio_abi.h);
+// `Iocb` below has the little-endian order only. Every other type here is independent of the
+// architecture: fixed-size fields, and system call numbers from libc.
+#[cfg(not(all(target_os = "linux", target_endian = "little")))]
+compile_error!("sys/aio.rs lays struct iocb out for little-endian Linux only");
 
 /// `struct iocb` (`include/uapi/linux/aio_abi.h`, little-endian field order).
 #[repr(C)]
@@ -58,6 +64,10 @@ struct AioRing {
 }
 
 const _: () = assert!(size_of::<Iocb>() == 64);
+const _: () = assert!(offset_of!(Iocb, aio_key) == 8 && offset_of!(Iocb, aio_rw_flags) == 12);
+const _: () = assert!(offset_of!(Iocb, aio_lio_opcode) == 16 && offset_of!(Iocb, aio_fildes) == 20);
+const _: () = assert!(offset_of!(Iocb, aio_buf) == 24 && offset_of!(Iocb, aio_offset) == 40);
+const _: () = assert!(offset_of!(Iocb, aio_flags) == 56 && offset_of!(Iocb, aio_resfd) == 60);
 const _: () = assert!(size_of::<IoEvent>() == 32);
 const _: () = assert!(size_of::<AioRing>() == 32);
 

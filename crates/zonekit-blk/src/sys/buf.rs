@@ -89,8 +89,12 @@ impl fmt::Debug for AlignedBuf {
 
 /// `count` buffers of `size` bytes, each aligned to `align`, in one zeroed allocation.
 ///
-/// Slot `i` starts at `i * stride`, where the stride is `size` rounded up to `align`.
+/// Slot `i` starts at `i * stride`, where the stride is `size` rounded up to `align`. The kernel may
+/// be writing into some slots while others are lent out, so the allocation is never borrowed as a
+/// whole: each slice handed out is built from that slot's own pointer range, and slots never
+/// overlap.
 pub struct SlotBuffers {
+    /// The allocation; only its start pointer is used (never its `Deref` over the whole buffer).
     mem: AlignedBuf,
     size: usize,
     stride: usize,
@@ -123,19 +127,33 @@ impl SlotBuffers {
     /// Slot `i`, or `None` past the last one.
     #[cfg(test)]
     pub fn get(&self, i: usize) -> Option<&[u8]> {
-        (i < self.count).then(|| &self.mem[i * self.stride..i * self.stride + self.size])
+        // SAFETY: slot `i` exists, so its `size` bytes lie inside the allocation, initialised
+        // (zeroed at allocation); the slice covers that slot only and borrows `self`.
+        (i < self.count).then(|| unsafe { std::slice::from_raw_parts(self.slot_ptr(i), self.size) })
     }
 
     /// Slot `i` for writing, or `None` past the last one.
     #[inline]
     pub fn get_mut(&mut self, i: usize) -> Option<&mut [u8]> {
-        (i < self.count).then(|| &mut self.mem[i * self.stride..i * self.stride + self.size])
+        if i >= self.count {
+            return None;
+        }
+        // SAFETY: slot `i` exists, so `[slot_ptr(i), slot_ptr(i) + size)` lies inside the
+        // allocation and is initialised. The slice covers that range only (no other slot, which
+        // the kernel may be writing), and `&mut self` keeps every other borrow of it away for the
+        // slice's life. Callers lend only slots with no I/O in flight (`free_slot_buffer`).
+        Some(unsafe { std::slice::from_raw_parts_mut(self.slot_ptr(i), self.size) })
     }
 
     /// Every slot, in order, each as its own mutable slice.
     pub fn slots_mut(&mut self) -> impl Iterator<Item = &mut [u8]> {
-        let size = self.size;
-        self.mem.chunks_mut(self.stride).map(move |c| &mut c[..size])
+        let (base, size, stride) = (self.mem.as_mut_ptr(), self.size, self.stride);
+        (0..self.count).map(move |i| {
+            // SAFETY: `i < count`, so slot `i` (`size` bytes from `base + i * stride`) lies inside
+            // the allocation and is initialised; slots are `stride >= size` apart, so the slices
+            // never overlap, and the iterator holds `&mut self` for as long as any of them lives.
+            unsafe { std::slice::from_raw_parts_mut(base.add(i * stride), size) }
+        })
     }
 
     /// Start of slot `i` for the kernel (`i` must be in range; checked by the caller).
@@ -185,5 +203,14 @@ mod tests {
         }
         assert!(s.get(4).is_none());
         assert_eq!(s.slot_ptr(1) as usize - s.slot_ptr(0) as usize, 4096);
+        for (i, b) in s.slots_mut().enumerate() {
+            assert_eq!(b.len(), 1000);
+            assert!(b.iter().all(|&x| x == i as u8 + 1));
+            b.fill(9);
+        }
+        assert!((0..4).all(|i| s.get(i).unwrap().iter().all(|&x| x == 9)));
+        // The padding between slots is no slot's: the writes above never reached it.
+        // SAFETY: byte 1000 of the allocation (after slot 0, before slot 1) is inside it.
+        assert_eq!(unsafe { *s.slot_ptr(0).add(1000) }, 0);
     }
 }

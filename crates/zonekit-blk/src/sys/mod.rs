@@ -8,12 +8,14 @@
 //!   touch is never handed out or freed.
 //! - [`aio`]: the same for Linux native AIO (`io_setup` / `io_submit` / `io_getevents`), called
 //!   directly, without libaio.
+//! - [`slots`]: the slot rules both queues keep (a busy slot's buffer is never lent out).
 //! - [`tsc`]: the CPU time-stamp counter, for the clock.
 #![allow(unsafe_code)]
 
 pub mod aio;
 pub mod buf;
 pub mod io;
+pub mod slots;
 pub mod tsc;
 pub mod uring;
 

@@ -12,66 +12,25 @@ use std::os::fd::RawFd;
 use io_uring::{IoUring, Probe, opcode, squeue, types};
 
 use super::buf::SlotBuffers;
+use super::slots::{PushError, Rw, claim_slot, free_slot_buffer};
 use crate::request::Completion;
 
-/// How to set a ring up (fio's io_uring options).
+/// How to set a ring up.
 #[derive(Debug, Clone, Default)]
 pub struct RingSetup {
-    /// `IORING_SETUP_IOPOLL` (fio's `hipri`): completions are polled, not interrupt driven.
+    /// `IORING_SETUP_IOPOLL`: completions are polled, not interrupt driven.
     pub iopoll: bool,
-    /// `IORING_SETUP_SQPOLL` (fio's `sqthread_poll`): a kernel thread submits.
+    /// `IORING_SETUP_SQPOLL`: a kernel thread submits.
     pub sqpoll: bool,
-    /// `IORING_SETUP_SQ_AFF`: the CPU of the submission thread (fio's `sqthread_poll_cpu`).
+    /// `IORING_SETUP_SQ_AFF`: the CPU of the submission thread.
     pub sqpoll_cpu: Option<u32>,
     /// Register the slot buffers (`IORING_REGISTER_BUFFERS`) and use `READ_FIXED`/`WRITE_FIXED`.
     pub fixed_bufs: bool,
     /// Register the files (`IORING_REGISTER_FILES`) and address them by index.
     pub fixed_files: bool,
     /// `Some(true)`: `READV`/`WRITEV` with one iovec; `Some(false)`: `READ`/`WRITE`; `None`: the
-    /// non-vectored ops when the kernel has them (fio's `nonvectored=-1`).
+    /// non-vectored ops when the kernel has them.
     pub vectored: Option<bool>,
-}
-
-/// Why an I/O could not be queued.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PushError {
-    /// All slots are queued or in flight, or this slot is: reap first.
-    Busy,
-    /// The slot does not exist.
-    BadSlot,
-    /// The transfer is larger than a slot's buffer.
-    TooLong,
-}
-
-/// The buffer of slot `tag` of `bufs`, unless `busy` says an I/O holds it (or the slot does not
-/// exist): the rule that keeps a buffer the kernel may touch from being lent out, for every engine
-/// that owns slot buffers.
-#[inline]
-pub(super) fn free_slot_buffer<'a>(busy: &[bool], bufs: &'a mut SlotBuffers, tag: usize) -> Option<&'a mut [u8]> {
-    if *busy.get(tag)? {
-        return None;
-    }
-    bufs.get_mut(tag)
-}
-
-/// Whether slot `tag` can take an I/O when `in_use` of `depth` slots are queued or in the kernel.
-#[inline]
-pub(super) fn claim_slot(busy: &[bool], tag: usize, in_use: u32, depth: u32) -> Result<(), PushError> {
-    match busy.get(tag) {
-        None => Err(PushError::BadSlot),
-        Some(true) => Err(PushError::Busy),
-        Some(false) if in_use >= depth => Err(PushError::Busy),
-        Some(false) => Ok(()),
-    }
-}
-
-/// Data direction of a transfer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Rw {
-    /// Read into the slot's buffer.
-    Read,
-    /// Write from the slot's buffer.
-    Write,
 }
 
 /// A read or write of `len` bytes of a slot at `offset` of file `file` (an index in the file
