@@ -10,6 +10,8 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+use rustix::fs::{Advice, FallocateFlags};
+
 use crate::sys;
 
 /// What a job's file is (fio's `filetype`), from `stat` (symlinks followed); a missing path is a
@@ -255,15 +257,15 @@ pub fn lay_out_file(
     match spec.prealloc {
         Prealloc::None => {}
         Prealloc::Native => {
-            let _ = sys::io::fallocate(fd, 0, 0, size);
+            let _ = sys::io::fallocate(fd, FallocateFlags::empty(), 0, size);
         }
         Prealloc::Posix => {
             // glibc's posix_fallocate writes where fallocate is missing; fio only logs a failure.
-            if sys::io::fallocate(fd, 0, 0, size).is_err() && file.metadata()?.len() < size {
+            if sys::io::fallocate(fd, FallocateFlags::empty(), 0, size).is_err() && file.metadata()?.len() < size {
                 let _ = file.set_len(size);
             }
         }
-        Prealloc::Keep => sys::io::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, size)?,
+        Prealloc::Keep => sys::io::fallocate(fd, FallocateFlags::KEEP_SIZE, 0, size)?,
         Prealloc::Truncate => file.set_len(size)?,
     }
     if spec.write_out {
@@ -291,7 +293,7 @@ pub fn lay_out_file(
         }
     }
     if size > old_size {
-        let _ = sys::io::posix_fadvise(file.as_fd(), old_size, size - old_size, libc::POSIX_FADV_DONTNEED);
+        let _ = sys::io::posix_fadvise(file.as_fd(), old_size, size - old_size, Advice::DontNeed);
     }
     Ok(())
 }
@@ -302,7 +304,7 @@ pub fn lay_out_file(
 pub fn invalidate_cache(file: &File, offset: u64, len: u64) -> io::Result<()> {
     let ft = file.metadata()?.file_type();
     if ft.is_file() {
-        sys::io::posix_fadvise(file.as_fd(), offset, len, libc::POSIX_FADV_DONTNEED)
+        sys::io::posix_fadvise(file.as_fd(), offset, len, Advice::DontNeed)
     } else if ft.is_block_device() {
         sys::io::blkflsbuf(file.as_fd())
     } else {

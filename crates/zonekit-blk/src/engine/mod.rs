@@ -389,7 +389,8 @@ pub(crate) fn io_result(r: io::Result<usize>) -> i32 {
 pub(crate) fn trim(t: &Target, offset: u64, len: u32) -> i32 {
     let r = match t.kind {
         FileKind::Regular => {
-            sys::io::fallocate(t.fd(), libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE, offset, u64::from(len))
+            let mode = rustix::fs::FallocateFlags::PUNCH_HOLE | rustix::fs::FallocateFlags::KEEP_SIZE;
+            sys::io::fallocate(t.fd(), mode, offset, u64::from(len))
         }
         FileKind::Block | FileKind::Other => sys::io::blkdiscard(t.fd(), offset, u64::from(len)),
     };

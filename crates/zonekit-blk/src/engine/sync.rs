@@ -4,6 +4,8 @@
 use std::io::{self, IoSlice, IoSliceMut, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 
+use rustix::io::ReadWriteFlags;
+
 use super::{
     Common, Completion, Ddir, Engine, EngineConfig, EngineError, Io, Pvsync2Options, Queued, Target, check_len,
     hand_back, inline_op, io_result, stamp,
@@ -33,7 +35,7 @@ pub(crate) struct SyncEngine {
     /// `sync`: where each file's position is (`u64::MAX`: unknown), to skip needless `lseek`s.
     last_pos: Vec<u64>,
     /// `pvsync2`: `RWF_*` flags for every I/O, and `RWF_HIPRI` for `hipri_percentage` % of them.
-    rw_flags: i32,
+    rw_flags: ReadWriteFlags,
     hipri_percentage: u32,
     rng: u64,
 }
@@ -46,7 +48,7 @@ impl SyncEngine {
             Kind::Pvsync => "pvsync",
             Kind::Pvsync2(_) => "pvsync2",
         };
-        let (mut rw_flags, mut hipri_percentage) = (0, 0);
+        let (mut rw_flags, mut hipri_percentage) = (ReadWriteFlags::empty(), 0);
         if let Kind::Pvsync2(o) = kind {
             if o.hipri_percentage > 100 {
                 let why = format!("RWF_HIPRI share of {} % is over 100 %", o.hipri_percentage);
@@ -54,7 +56,7 @@ impl SyncEngine {
             }
             hipri_percentage = o.hipri_percentage;
             if o.nowait {
-                rw_flags |= libc::RWF_NOWAIT;
+                rw_flags |= ReadWriteFlags::NOWAIT;
             }
         }
         let common = Common::new(name, &mut config)?;
@@ -70,7 +72,7 @@ impl SyncEngine {
         })
     }
 
-    fn flags(&mut self) -> i32 {
+    fn flags(&mut self) -> ReadWriteFlags {
         if self.hipri_percentage == 0 {
             return self.rw_flags;
         }
@@ -79,7 +81,7 @@ impl SyncEngine {
         self.rng ^= self.rng >> 7;
         self.rng ^= self.rng << 17;
         let roll = (self.rng % 100) as u32 + 1;
-        if roll <= self.hipri_percentage { self.rw_flags | libc::RWF_HIPRI } else { self.rw_flags }
+        if roll <= self.hipri_percentage { self.rw_flags | ReadWriteFlags::HIPRI } else { self.rw_flags }
     }
 
     #[inline]
@@ -87,7 +89,7 @@ impl SyncEngine {
         if let Err(e) = check_len(&self.bufs, io) {
             return e;
         }
-        let flags = if matches!(self.kind, Kind::Pvsync2(_)) { self.flags() } else { 0 };
+        let flags = if matches!(self.kind, Kind::Pvsync2(_)) { self.flags() } else { ReadWriteFlags::empty() };
         let Some(t) = self.files.get(io.file as usize) else { return -libc::EBADF };
         let Some(slot) = self.bufs.get_mut(io.tag as usize) else { return -libc::EINVAL };
         let buf = &mut slot[..io.len as usize];

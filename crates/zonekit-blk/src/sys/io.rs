@@ -2,88 +2,114 @@
 //!
 //! Each returns what the kernel says: a count, or the OS error (`io::Error::raw_os_error` is the
 //! errno). Nothing is retried, split or hidden (an unaligned O_DIRECT transfer fails as it does).
+//! They forward to `rustix`; the block-device ioctls that rustix has no wrapper for go through its
+//! typed `ioctl` patterns, the only `unsafe` here.
 
-use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd};
+use std::io::{self, IoSlice, IoSliceMut};
+use std::num::NonZeroU64;
+use std::os::fd::BorrowedFd;
 
-fn cvt(r: libc::ssize_t) -> io::Result<usize> {
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(r as usize) }
-}
+use linux_raw_sys::ioctl::{BLKDISCARD, BLKFLSBUF, BLKGETSIZE64};
+use rustix::fs::{Advice, FallocateFlags};
+use rustix::io::ReadWriteFlags;
+use rustix::ioctl::{Getter, NoArg, Opcode, Setter, ioctl};
 
-fn cvt_zero(r: libc::c_int) -> io::Result<()> {
-    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
-}
-
-fn off(offset: u64) -> io::Result<libc::off_t> {
-    libc::off_t::try_from(offset).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))
+/// A file offset or length as the kernel's signed `loff_t`: past its range is `EINVAL` (rustix
+/// would pass it on as a negative number, which `preadv2` reads as "the file position").
+fn off(offset: u64) -> io::Result<u64> {
+    if i64::try_from(offset).is_ok() { Ok(offset) } else { Err(io::Error::from_raw_os_error(libc::EINVAL)) }
 }
 
 /// `preadv(fd, [buf], 1, offset)`.
 pub fn preadv(fd: BorrowedFd<'_>, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-    let iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
-    // SAFETY: one iovec describing `buf`, which is exclusively borrowed for the call.
-    cvt(unsafe { libc::preadv(fd.as_raw_fd(), &iov, 1, off(offset)?) })
+    Ok(rustix::io::preadv(fd, &mut [IoSliceMut::new(buf)], off(offset)?)?)
 }
 
 /// `pwritev(fd, [buf], 1, offset)`.
 pub fn pwritev(fd: BorrowedFd<'_>, buf: &[u8], offset: u64) -> io::Result<usize> {
-    let iov = libc::iovec { iov_base: buf.as_ptr() as *mut _, iov_len: buf.len() };
-    // SAFETY: one iovec describing `buf`, borrowed for the call; the kernel only reads it.
-    cvt(unsafe { libc::pwritev(fd.as_raw_fd(), &iov, 1, off(offset)?) })
+    Ok(rustix::io::pwritev(fd, &[IoSlice::new(buf)], off(offset)?)?)
 }
 
-/// `preadv2(fd, [buf], 1, offset, flags)` (`RWF_*` flags).
-pub fn preadv2(fd: BorrowedFd<'_>, buf: &mut [u8], offset: u64, flags: i32) -> io::Result<usize> {
-    let iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
-    // SAFETY: one iovec describing `buf`, which is exclusively borrowed for the call.
-    cvt(unsafe { libc::preadv2(fd.as_raw_fd(), &iov, 1, off(offset)?, flags) })
+/// `preadv2(fd, [buf], 1, offset, flags)`.
+pub fn preadv2(fd: BorrowedFd<'_>, buf: &mut [u8], offset: u64, flags: ReadWriteFlags) -> io::Result<usize> {
+    Ok(rustix::io::preadv2(fd, &mut [IoSliceMut::new(buf)], off(offset)?, flags)?)
 }
 
-/// `pwritev2(fd, [buf], 1, offset, flags)` (`RWF_*` flags).
-pub fn pwritev2(fd: BorrowedFd<'_>, buf: &[u8], offset: u64, flags: i32) -> io::Result<usize> {
-    let iov = libc::iovec { iov_base: buf.as_ptr() as *mut _, iov_len: buf.len() };
-    // SAFETY: one iovec describing `buf`, borrowed for the call; the kernel only reads it.
-    cvt(unsafe { libc::pwritev2(fd.as_raw_fd(), &iov, 1, off(offset)?, flags) })
+/// `pwritev2(fd, [buf], 1, offset, flags)`.
+pub fn pwritev2(fd: BorrowedFd<'_>, buf: &[u8], offset: u64, flags: ReadWriteFlags) -> io::Result<usize> {
+    Ok(rustix::io::pwritev2(fd, &[IoSlice::new(buf)], off(offset)?, flags)?)
 }
 
 /// `fallocate(fd, mode, offset, len)`.
-pub fn fallocate(fd: BorrowedFd<'_>, mode: i32, offset: u64, len: u64) -> io::Result<()> {
-    // SAFETY: no pointers; the fd is borrowed for the call.
-    cvt_zero(unsafe { libc::fallocate(fd.as_raw_fd(), mode, off(offset)?, off(len)?) })
+pub fn fallocate(fd: BorrowedFd<'_>, mode: FallocateFlags, offset: u64, len: u64) -> io::Result<()> {
+    Ok(rustix::fs::fallocate(fd, mode, off(offset)?, off(len)?)?)
 }
 
-/// `posix_fadvise(fd, offset, len, advice)` (returns the error number instead of setting errno).
-pub fn posix_fadvise(fd: BorrowedFd<'_>, offset: u64, len: u64, advice: i32) -> io::Result<()> {
-    // SAFETY: no pointers; the fd is borrowed for the call.
-    let r = unsafe { libc::posix_fadvise(fd.as_raw_fd(), off(offset)?, off(len)?, advice) };
-    if r != 0 { Err(io::Error::from_raw_os_error(r)) } else { Ok(()) }
+/// `posix_fadvise(fd, offset, len, advice)` (a length of 0 reaches the end of the file).
+pub fn posix_fadvise(fd: BorrowedFd<'_>, offset: u64, len: u64, advice: Advice) -> io::Result<()> {
+    Ok(rustix::fs::fadvise(fd, off(offset)?, NonZeroU64::new(off(len)?), advice)?)
 }
 
 /// `ioctl(fd, BLKDISCARD, [offset, len])`: discard a byte range of a block device.
 pub fn blkdiscard(fd: BorrowedFd<'_>, offset: u64, len: u64) -> io::Result<()> {
-    let range: [u64; 2] = [offset, len];
-    // SAFETY: BLKDISCARD reads two u64 (start, length) from the pointer, which is valid for the call.
-    cvt_zero(unsafe { libc::ioctl(fd.as_raw_fd(), linux_raw_sys::ioctl::BLKDISCARD as _, range.as_ptr()) })
+    // SAFETY: BLKDISCARD reads a `uint64_t[2]` (start, length) through its pointer argument,
+    // which is what this Setter passes; the array lives for the call.
+    let op = unsafe { Setter::<{ BLKDISCARD as Opcode }, [u64; 2]>::new([offset, len]) };
+    // SAFETY: `op` pairs the request with the argument the kernel expects (above); `fd` is
+    // borrowed for the call.
+    Ok(unsafe { ioctl(fd, op) }?)
 }
 
 /// `ioctl(fd, BLKGETSIZE64)`: size of a block device in bytes.
 pub fn blkgetsize64(fd: BorrowedFd<'_>) -> io::Result<u64> {
-    let mut size: u64 = 0;
-    // SAFETY: BLKGETSIZE64 writes one u64 through the pointer, which is valid for the call.
-    cvt_zero(unsafe { libc::ioctl(fd.as_raw_fd(), linux_raw_sys::ioctl::BLKGETSIZE64 as _, &mut size) })?;
-    Ok(size)
+    // SAFETY: BLKGETSIZE64 writes one `u64` through its pointer argument, the Getter's output.
+    let op = unsafe { Getter::<{ BLKGETSIZE64 as Opcode }, u64>::new() };
+    // SAFETY: as above; `fd` is borrowed for the call.
+    Ok(unsafe { ioctl(fd, op) }?)
 }
 
 /// `ioctl(fd, BLKSSZGET)`: logical block size of a block device.
 pub fn blksszget(fd: BorrowedFd<'_>) -> io::Result<u32> {
-    let mut size: libc::c_int = 0;
-    // SAFETY: BLKSSZGET writes one int through the pointer, which is valid for the call.
-    cvt_zero(unsafe { libc::ioctl(fd.as_raw_fd(), linux_raw_sys::ioctl::BLKSSZGET as _, &mut size) })?;
-    Ok(size as u32)
+    Ok(rustix::fs::ioctl_blksszget(fd)?)
 }
 
 /// `ioctl(fd, BLKFLSBUF)`: flush and drop a block device's buffer cache.
 pub fn blkflsbuf(fd: BorrowedFd<'_>) -> io::Result<()> {
     // SAFETY: BLKFLSBUF takes no argument.
-    cvt_zero(unsafe { libc::ioctl(fd.as_raw_fd(), linux_raw_sys::ioctl::BLKFLSBUF as _, 0) })
+    let op = unsafe { NoArg::<{ BLKFLSBUF as Opcode }>::new() };
+    // SAFETY: as above; `fd` is borrowed for the call.
+    Ok(unsafe { ioctl(fd, op) }?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsFd;
+
+    #[test]
+    fn calls_return_what_the_kernel_says() {
+        // tmpfs, as the engine tests: it punches holes.
+        let f = tempfile::tempfile_in("/dev/shm").unwrap();
+        let fd = f.as_fd();
+        assert_eq!(pwritev(fd, b"zonekit", 4096).unwrap(), 7);
+        let mut buf = [0u8; 16];
+        assert_eq!(preadv2(fd, &mut buf, 4096, ReadWriteFlags::empty()).unwrap(), 7);
+        assert_eq!(&buf[..7], b"zonekit");
+        assert_eq!(preadv(fd, &mut buf, 1 << 20).unwrap(), 0, "past the end: nothing");
+        fallocate(fd, FallocateFlags::PUNCH_HOLE | FallocateFlags::KEEP_SIZE, 4096, 4096).unwrap();
+        assert_eq!(preadv(fd, &mut buf, 4096).unwrap(), 7);
+        assert_eq!(&buf[..7], &[0; 7], "the hole reads as zeros");
+        posix_fadvise(fd, 0, 0, Advice::DontNeed).unwrap();
+        // Offsets past loff_t are refused, never read as "the file position".
+        assert_eq!(
+            preadv2(fd, &mut buf, u64::MAX, ReadWriteFlags::empty()).unwrap_err().raw_os_error(),
+            Some(libc::EINVAL)
+        );
+        // A regular file is no block device.
+        let enotty = Some(libc::ENOTTY);
+        assert_eq!(blkgetsize64(fd).unwrap_err().raw_os_error(), enotty);
+        assert_eq!(blksszget(fd).unwrap_err().raw_os_error(), enotty);
+        assert_eq!(blkdiscard(fd, 0, 4096).unwrap_err().raw_os_error(), enotty);
+        assert_eq!(blkflsbuf(fd).unwrap_err().raw_os_error(), enotty);
+    }
 }

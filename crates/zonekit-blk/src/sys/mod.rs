@@ -3,7 +3,8 @@
 //!
 //! - [`buf`]: page-aligned, zeroed buffers (`std::alloc`), and the per-slot buffers of an engine.
 //! - [`io`]: one thin wrapper per system call that std does not offer (vectored positional I/O,
-//!   `fallocate`, `posix_fadvise`, block-device ioctls), named after the call it makes.
+//!   `fallocate`, `posix_fadvise`, block-device ioctls), named after the call it makes, over
+//!   `rustix`.
 //! - [`uring`]: an io_uring queue that owns its slot buffers, so that a buffer the kernel may still
 //!   touch is never handed out or freed.
 //! - [`aio`]: the same for Linux native AIO (`io_setup` / `io_submit` / `io_getevents`), called
