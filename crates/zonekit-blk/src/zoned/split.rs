@@ -12,7 +12,7 @@ use zonekit_core::{Errno, SECTOR_SIZE};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum SplitError {
     /// A write at or past the device end (`ENOSPC`).
-    #[error("write at byte {offset}: at or past the end of the device ({capacity} bytes)")]
+    #[error("at or past the end of the device ({capacity} bytes)")]
     NoSpace {
         /// Byte offset of the write.
         offset: u64,
