@@ -118,7 +118,6 @@ impl BlockDevice {
     pub fn write(&self, offset: u64, buf: &[u8]) -> Result<usize, BlkError> {
         let cut = split::cut_write(&self.limits, offset, buf.len() as u64)?;
         let data = &buf[..cut.bytes as usize];
-        self.check_sectors(offset, cut.bytes)?;
         if data.is_empty() {
             return Ok(0);
         }
@@ -143,7 +142,6 @@ impl BlockDevice {
     /// blocks. A failing piece fails the call as for [`BlockDevice::write`].
     pub fn read(&self, offset: u64, buf: &mut [u8]) -> Result<usize, BlkError> {
         let cut = split::cut_read(&self.limits, offset, buf.len() as u64)?;
-        self.check_sectors(offset, cut.bytes)?;
         let data = &mut buf[..cut.bytes as usize];
         if data.is_empty() {
             return Ok(0);
@@ -162,15 +160,6 @@ impl BlockDevice {
         }
         split_error(errors, n)?;
         Ok(data.len())
-    }
-
-    /// The block device interface counts in 512-byte sectors: a byte offset inside a sector cannot
-    /// reach a device (`EINVAL`, as direct I/O says for any offset off the logical block).
-    fn check_sectors(&self, offset: u64, len: u64) -> Result<(), BlkError> {
-        if offset.is_multiple_of(SECTOR_SIZE) && len.is_multiple_of(SECTOR_SIZE) {
-            return Ok(());
-        }
-        Err(split::SplitError::Unaligned { offset, len, lbs: self.limits.logical_block_size }.into())
     }
 
     /// `ioctl(fd, BLKRESETZONE / BLKOPENZONE / BLKCLOSEZONE / BLKFINISHZONE, {sector, nr})`:
