@@ -61,8 +61,8 @@ impl From<mgmt::MgmtError> for BlkError {
 /// Reads and writes follow a block device file opened with `O_DIRECT`: cut at the device end,
 /// in whole logical blocks, split into device commands at zone boundaries and at `max_sectors`
 /// ([`split`]); management ranges are issued zone by zone, or as one reset-all ([`mgmt`]). A Linux
-/// device gets reads, writes and ranges as they are once cut at its end: its kernel checks, splits
-/// and plugs them itself.
+/// device gets each read and write whole once cut at its end and checked as its block device file
+/// checks it, and each range as it is: its kernel splits, issues and plugs them itself.
 pub struct BlockDevice {
     dev: Arc<dyn ZonedDevice>,
     limits: QueueLimits,
