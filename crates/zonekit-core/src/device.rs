@@ -147,20 +147,30 @@ pub trait ZoneReport {
     fn report_zones(&self, sector: u64, max: usize, out: &mut Vec<Zone>) -> DeviceResult<()>;
 }
 
-/// Zone management: open, close, finish, reset over a zone-aligned range.
+/// Zone management: open, close, finish, reset, as a device takes the commands.
 pub trait ZoneManagement {
-    /// Apply `op` to the zones of `[sector, sector + nr)`. The range must start on a zone boundary
-    /// and end on one or at the device end; a reset of the whole device skips the zones it cannot
-    /// reset (conventional, empty, read-only, offline). Stops at the first zone that fails.
+    /// Apply `op` to the zones of `[sector, sector + nr)`, one zone after the other, as a device
+    /// given one command per zone would, **stopping at the first zone that fails** (earlier zones
+    /// keep their change). A reset of the whole device (`sector` 0, `nr` the capacity) is the
+    /// device's reset-all command, which skips the zones it cannot reset (conventional, empty,
+    /// read-only, offline). A range that is empty, past the end, or not on whole zones (it may end
+    /// at the device end) is refused with the transport's errno, changing nothing.
+    ///
+    /// This is the hardware's rule. What a program sees through a block device file
+    /// (`BLKRESETZONE` and the like: `EINVAL` for a bad range, a range issued zone by zone that
+    /// carries on after a failing zone) is the block layer's, `zonekit_blk::BlockDevice`.
     fn zone_mgmt(&self, op: ZoneOp, sector: u64, nr: u64) -> DeviceResult<()>;
 }
 
-/// Block I/O in sectors; buffers are whole logical blocks.
+/// Block I/O in sectors, as a device takes read and write commands: buffers are whole logical
+/// blocks and a command lies inside the device (else the transport's errno); the block layer cuts
+/// and splits a program's I/O into such commands.
 pub trait BlockIo {
     /// Read `buf.len()` bytes at `sector`; beyond a zone's write pointer the personality's fill.
     fn read_at(&self, sector: u64, buf: &mut [u8]) -> DeviceResult<()>;
 
-    /// Write `buf` at `sector` (at the write pointer in a sequential zone).
+    /// Write `buf` at `sector` (at the write pointer in a sequential zone). A write that runs from
+    /// a sequential zone into the next zone is refused (a device takes one zone per command).
     fn write_at(&self, sector: u64, buf: &[u8]) -> DeviceResult<()>;
 
     /// Zone append to the zone starting at `zone_start`; returns the sector the data landed at.

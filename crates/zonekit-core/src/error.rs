@@ -80,13 +80,17 @@ pub enum GeometryError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
 #[non_exhaustive]
 pub enum ZoneErrorKind {
-    /// I/O offset or length not a multiple of the logical block size (block layer: `EINVAL`).
+    /// A command whose sector or length is not in whole logical blocks. The device refuses it with
+    /// its transport's errno; the block layer never sends one (it refuses the call: `EINVAL`).
     #[error("not aligned to the logical block size")]
     Unaligned,
-    /// I/O or management range past the end of the device, or empty (block layer: `EINVAL`).
+    /// A command past the end of the device, or empty. The device refuses it with its transport's
+    /// errno; the block layer never sends one (it cuts I/O at the device end and refuses
+    /// management ranges past it: `EINVAL`).
     #[error("range past the end of the device")]
     OutOfRange,
-    /// Management range not aligned to zones (block layer: `EINVAL`).
+    /// A zone management command not on whole zones. The device refuses it with its transport's
+    /// errno; the block layer never sends one (it refuses the range: `EINVAL`).
     #[error("range not aligned to the zone size")]
     MgmtUnaligned,
     /// A write not at the zone's write pointer.

@@ -9,8 +9,10 @@
 //! - **ZNS** (NVMe) follows QEMU's `hw/nvme` emulation with `auto_transition` on: the oldest
 //!   implicitly open zone is closed; NVMe zone status codes become `EIO`.
 //!
-//! In all three, resource limits become `ETOOMANYREFS` (open) and `EOVERFLOW` (active), and
-//! block-layer checks (alignment, range) are `EINVAL`.
+//! In all three, resource limits become `ETOOMANYREFS` (open) and `EOVERFLOW` (active). A command
+//! the device cannot take at all (past its end, not in whole logical blocks, a management command
+//! not on whole zones) is refused like any other bad command of the transport; the block layer
+//! (`zonekit-blk`) checks first and refuses such calls with `EINVAL` before a device sees them.
 //!
 //! Every difference the zone state machine makes between them is a field of [`ZoneRules`]
 //! ([`Personality::rules`]), documented with the device it comes from.
@@ -94,7 +96,8 @@ pub enum ResourceCheck {
 /// machine reads these fields and never asks which personality it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ZoneRules {
-    /// The errno of a zone rule broken on the device side (not a limit, not a block-layer check):
+    /// The errno of a zone rule broken on the device side (not a limit), and of a command the
+    /// device cannot take (past its end, not in whole logical blocks or zones):
     /// `EIO` for null_blk (`BLK_STS_IOERR`) and NVMe (zone status codes); `EREMOTEIO` for SCSI,
     /// whose ILLEGAL REQUEST and DATA PROTECT sense data `scsi_check_sense` marks as target
     /// failures (`BLK_STS_TARGET`).
@@ -213,7 +216,6 @@ impl Personality {
     pub fn errno(self, kind: ZoneErrorKind) -> Errno {
         use ZoneErrorKind::*;
         match kind {
-            Unaligned | OutOfRange | MgmtUnaligned => Errno::EINVAL,
             OpenLimit => Errno::ETOOMANYREFS,
             ActiveLimit => Errno::EOVERFLOW,
             // The block layer refuses malformed zone appends itself, on every transport.

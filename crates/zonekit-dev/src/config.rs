@@ -117,13 +117,14 @@ impl DataMode {
     }
 }
 
-/// The metadata file's contents (JSON), format 3 (format 1, written before the data mode
+/// The metadata file's contents (JSON), format 4 (format 1, written before the data mode
 /// existed, has no `data` and keeps its data in files; format 2, written before timing models,
-/// has no `model`, and opens without one). Sizes in sectors.
+/// has no `model`, and opens without one; format 3, written before queue settings were stored,
+/// has no `queue`, and opens with the kernel's defaults). Sizes in sectors.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Meta {
-    /// Format version: 3 (1 and 2 are still read).
+    /// Format version: 4 (1, 2 and 3 are still read).
     pub format: u32,
     /// What the device keeps of the data; formats 2 and 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -154,13 +155,38 @@ pub struct Meta {
     pub vendor: String,
     /// Description.
     pub description: String,
-    /// The timing model: its name and every parameter's value; format 3 only.
+    /// The timing model: its name and every parameter's value; formats 3 and 4.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<StoredModel>,
+    /// The block layer's queue settings; format 4.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<StoredQueue>,
+}
+
+/// The queue settings as metadata stores them (`/sys/block/X/queue` names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoredQueue {
+    /// `max_sectors_kb`.
+    pub max_sectors_kb: u32,
+    /// `zoned_qd1_writes`.
+    pub zoned_qd1_writes: bool,
+}
+
+impl From<QueueSettings> for StoredQueue {
+    fn from(q: QueueSettings) -> StoredQueue {
+        StoredQueue { max_sectors_kb: q.max_sectors_kb, zoned_qd1_writes: q.zoned_qd1_writes }
+    }
+}
+
+/// The smallest `max_sectors_kb` a device with `logical_block_size`-byte blocks can have: one
+/// page (4 KiB), as `queue_max_sectors_store` requires, and one logical block.
+pub fn min_max_sectors_kb(logical_block_size: u32) -> u32 {
+    (logical_block_size / 1024).max(4)
 }
 
 /// Current metadata format.
-pub const META_FORMAT: u32 = 3;
+pub const META_FORMAT: u32 = 4;
 
 impl Meta {
     /// The data mode the metadata states: `files` for format 1, the `data` field for formats 2
@@ -169,9 +195,26 @@ impl Meta {
         match (self.format, self.data) {
             (1, None) => Ok(DataMode::Files),
             (1, Some(_)) => Err("format 1 has no `data` field".into()),
-            (2 | 3, Some(d)) => Ok(d),
-            (2 | 3, None) => Err("missing field `data`".into()),
+            (2..=4, Some(d)) => Ok(d),
+            (2..=4, None) => Err("missing field `data`".into()),
             (f, _) => Err(format!("unsupported metadata format {f}")),
+        }
+    }
+
+    /// The queue settings the metadata states: the kernel's defaults for the drive before
+    /// format 4; checked as `zonekit dev create` checks them.
+    pub fn queue(&self) -> Result<QueueSettings, String> {
+        match (self.queue, self.format) {
+            (None, f) if f < 4 => Ok(QueueSettings::defaults(self.rotational)),
+            (None, _) => Err("missing field `queue`".into()),
+            (Some(_), f) if f < 4 => Err(format!("format {f} has no `queue` field")),
+            (Some(q), _) => {
+                let min = min_max_sectors_kb(self.logical_block_size);
+                if q.max_sectors_kb < min {
+                    return Err(format!("max_sectors_kb {} is below {min}", q.max_sectors_kb));
+                }
+                Ok(QueueSettings { max_sectors_kb: q.max_sectors_kb, zoned_qd1_writes: q.zoned_qd1_writes })
+            }
         }
     }
 
@@ -206,6 +249,7 @@ impl DeviceConfig {
             vendor: self.vendor.clone(),
             description: self.description.clone(),
             model: self.model.map(|m| m.to_stored()),
+            queue: Some(self.queue.into()),
         }
     }
 
@@ -213,6 +257,7 @@ impl DeviceConfig {
     pub fn from_meta(m: &Meta) -> Result<DeviceConfig, String> {
         m.data_mode()?;
         let model = m.model()?;
+        let queue = m.queue()?;
         let personality: Personality = m.personality.parse().map_err(|e| format!("{e}"))?;
         let geometry = Geometry::new(m.capacity, m.zone_size, m.zone_capacity, m.nr_conv_zones, m.logical_block_size)
             .map_err(|e| e.to_string())?;
@@ -233,7 +278,7 @@ impl DeviceConfig {
             vendor: m.vendor.clone(),
             description: m.description.clone(),
             model,
-            queue: QueueSettings::defaults(m.rotational),
+            queue,
         })
     }
 }
@@ -261,18 +306,35 @@ mod tests {
         for data in [DataMode::Files, DataMode::None] {
             let m = c.to_meta(data);
             let json = serde_json::to_string(&m).unwrap();
-            assert!(json.contains(&format!("\"format\":3,\"data\":\"{}\"", data.name())), "{json}");
+            assert!(json.contains(&format!("\"format\":4,\"data\":\"{}\"", data.name())), "{json}");
+            assert!(json.contains("\"queue\":{\"max_sectors_kb\":1280,\"zoned_qd1_writes\":false}"), "{json}");
             let back: Meta = serde_json::from_str(&json).unwrap();
             assert_eq!(DeviceConfig::from_meta(&back).unwrap(), c);
             assert_eq!(back.data_mode(), Ok(data));
         }
         // Format 1: no data mode, the data in files.
-        let m = Meta { format: 1, data: None, ..c.to_meta(DataMode::None) };
+        let m = Meta { format: 1, data: None, queue: None, ..c.to_meta(DataMode::None) };
         assert_eq!(m.data_mode(), Ok(DataMode::Files));
         assert_eq!(DeviceConfig::from_meta(&m).unwrap(), c);
-        for (format, data) in [(1, Some(DataMode::None)), (2, None), (3, None), (4, Some(DataMode::Files))] {
+        for (format, data) in [(1, Some(DataMode::None)), (2, None), (3, None), (5, Some(DataMode::Files))] {
             assert!(DeviceConfig::from_meta(&Meta { format, data, ..m.clone() }).is_err(), "{format} {data:?}");
         }
+    }
+
+    #[test]
+    fn queue_settings_are_stored_from_format_4() {
+        let mut c = spec().into_config().unwrap();
+        c.queue = QueueSettings { max_sectors_kb: 64, zoned_qd1_writes: true };
+        let m = c.to_meta(DataMode::Files);
+        assert_eq!(DeviceConfig::from_meta(&m).unwrap().queue, c.queue);
+        // Format 3 has none: the kernel's defaults for the drive.
+        let old = Meta { format: 3, queue: None, rotational: true, ..m.clone() };
+        assert_eq!(DeviceConfig::from_meta(&old).unwrap().queue, QueueSettings::defaults(true));
+        for (format, queue) in [(3, m.queue), (4, None)] {
+            assert!(DeviceConfig::from_meta(&Meta { format, queue, ..m.clone() }).is_err(), "{format} {queue:?}");
+        }
+        let tiny = Meta { queue: Some(StoredQueue { max_sectors_kb: 2, zoned_qd1_writes: false }), ..m };
+        assert!(DeviceConfig::from_meta(&tiny).unwrap_err().contains("max_sectors_kb 2"));
     }
 
     #[test]

@@ -32,6 +32,9 @@ pub struct Profile {
     pub max_append_sectors: u64,
     /// Spinning disk.
     pub rotational: bool,
+    /// The block layer's largest request in KiB (`/sys/block/X/queue/max_sectors_kb`) for the
+    /// drive on its usual host: where reads and writes are split and plugged writes stop merging.
+    pub max_sectors_kb: u32,
     /// Vendor string for reports.
     pub vendor: &'static str,
     /// What the profile models.
@@ -90,6 +93,9 @@ pub const PROFILES: &[Profile] = &[
         max_active: 0,
         max_append_sectors: 2048,
         rotational: true,
+        // A SATA disk behind AHCI: libata allows 65,535-sector commands (LBA48), and Linux caps
+        // the default request at BLK_DEF_MAX_SECTORS_CAP, 2,560 sectors.
+        max_sectors_kb: 1280,
         vendor: "WDC HSH721415AL (emulated)",
         description: "15 TB host-managed SMR HDD, WD Ultrastar DC HC620 class",
         source: "zonedstorage.io fio guide and libzbc zone listing of the HSH721415AL (55,880 x 256 MiB zones, 524 conventional, max 128 open)",
@@ -110,6 +116,8 @@ pub const PROFILES: &[Profile] = &[
         max_active: 0,
         max_append_sectors: 2048,
         rotational: true,
+        // The commit's disk is SATA, behind AHCI: the kernel's default cap, as for the 15 TB one.
+        max_sectors_kb: 1280,
         vendor: "SMR 30TB (emulated)",
         description: "30 TB host-managed SMR HDD (the drive of Linux commit 1365b6904f)",
         source: "Linux commit 1365b6904f (30 TB SMR SATA HDD); geometry built with the 15 TB drive's rules (256 MiB zones, 1 % conventional, max 128 open)",
@@ -131,6 +139,10 @@ pub const PROFILES: &[Profile] = &[
         max_active: 14,
         max_append_sectors: 1024,
         rotational: false,
+        // The nvme driver sets max_hw_sectors from the controller's MDTS; zonekit gives the drive
+        // a 512 KiB MDTS (the profile's zone append limit, QEMU's default MDTS of 7 with 4 KiB
+        // pages), below the 1,280 KiB default cap, so max_sectors_kb = max_hw_sectors_kb = 512.
+        max_sectors_kb: 512,
         vendor: "WDC ZN540 (emulated)",
         description: "NVMe ZNS SSD, WD Ultrastar DC ZN540 class",
         source: "zone capacity 1,077 MiB of 2 GiB zones as published ZNS studies of the ZN540 use it; max 14 open / 14 active from zonedstorage.io; 1,904 zones is zonekit's choice",
@@ -151,6 +163,8 @@ pub const PROFILES: &[Profile] = &[
         max_active: 0,
         max_append_sectors: 255,
         rotational: false,
+        // null_blk's max_sectors parameter defaults to BLK_DEF_MAX_SECTORS_CAP: 1,280 KiB.
+        max_sectors_kb: 1280,
         vendor: "nullb (emulated)",
         description: "1 TiB null_blk zoned device, no zone limits, no timing (speed work and tests)",
         source: "null_blk configfs: size=1048576 zone_size=256 zoned=1 (Linux defaults otherwise: 512-byte blocks, no limits); zone_append_max_bytes 130560 as null_blk reports it",
@@ -172,6 +186,8 @@ pub const PROFILES: &[Profile] = &[
         max_active: 8,
         max_append_sectors: 255,
         rotational: false,
+        // null_blk's default, as for nullb-1t.
+        max_sectors_kb: 1280,
         vendor: "nullb (emulated)",
         description: "small null_blk zoned device for tests and demos",
         source: "null_blk (Linux 6.1) configfs: size=64 zone_size=4 zone_nr_conv=1 zone_max_open=4 zone_max_active=8 memory_backed=1; zone_append_max_bytes 130560 as sysfs shows it",
@@ -189,6 +205,8 @@ pub const PROFILES: &[Profile] = &[
         max_active: 0,
         max_append_sectors: 8192,
         rotational: true,
+        // The kernel's default cap for a SCSI disk that states no optimal transfer length.
+        max_sectors_kb: 1280,
         vendor: "Linux scsi_debug (emulated)",
         description: "small host-managed SCSI disk for tests and demos",
         source: "scsi_debug module parameters zbc=managed zone_size_mb=4 zone_nr_conv=1 dev_size_mb=64 zone_max_open=4 (zone_append_max_bytes 4 MiB)",
@@ -206,6 +224,8 @@ pub const PROFILES: &[Profile] = &[
         max_active: 6,
         max_append_sectors: 1024,
         rotational: false,
+        // QEMU's default MDTS of 7 (128 pages of 4 KiB): max_hw_sectors_kb 512.
+        max_sectors_kb: 512,
         vendor: "QEMU NVMe ZNS (emulated)",
         description: "small ZNS namespace for tests and demos",
         source: "QEMU nvme-ns zoned.zone_size=4M zoned.zone_capacity=3M zoned.max_open=4 zoned.max_active=6",
@@ -250,7 +270,10 @@ impl Profile {
             vendor: self.vendor.to_string(),
             description: self.description.to_string(),
             model: self.model,
-            queue: zonekit_core::QueueSettings::defaults(self.rotational),
+            queue: zonekit_core::QueueSettings {
+                max_sectors_kb: self.max_sectors_kb,
+                ..zonekit_core::QueueSettings::defaults(self.rotational)
+            },
         }
     }
 }
@@ -266,6 +289,9 @@ mod tests {
             assert_eq!(c.limits.max_open, p.max_open, "{}", p.name);
             assert_eq!(c.limits.max_active, p.max_active, "{}", p.name);
             assert!(!p.name.contains(':'), "fio splits filenames on ':'");
+            assert_eq!(c.queue.max_sectors_kb, p.max_sectors_kb, "{}", p.name);
+            assert_eq!(c.queue.zoned_qd1_writes, p.rotational, "{}: QD1 writes on spinning disks", p.name);
+            assert!(p.max_sectors_kb >= crate::config::min_max_sectors_kb(p.block_size), "{}", p.name);
         }
     }
 

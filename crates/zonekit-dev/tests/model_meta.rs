@@ -1,4 +1,4 @@
-//! Timing models in persistent devices' metadata (format 3), and older formats without one.
+//! Timing models in persistent devices' metadata (formats 3 and 4), and older formats without one.
 
 use std::path::Path;
 use zonekit_core::{BlockIo, DeviceError, ZoneManagement, ZoneOp, ZoneReport};
@@ -19,7 +19,8 @@ fn a_profile_device_stores_and_reopens_its_model() {
         assert_eq!(d.model_spec(), p.model, "{name}");
         drop(d);
         let m = meta(&dir);
-        assert_eq!(m["format"].as_u64(), Some(3));
+        assert_eq!(m["format"].as_u64(), Some(4));
+        assert_eq!(m["queue"]["max_sectors_kb"].as_u64(), Some(u64::from(p.max_sectors_kb)), "{name}");
         match p.model {
             Some(spec) => {
                 assert_eq!(m["model"]["name"].as_str(), Some(spec.name()), "{name}");

@@ -510,7 +510,13 @@ fn corrupt_metadata_is_refused_naming_the_file_and_changing_nothing() {
         (META_FILE, "not device metadata", write(META_FILE, String::new())),
         (META_FILE, "unknown field", meta_with(|v| v["colour"] = "blue".into())),
         (META_FILE, "not device metadata", meta_with(|v| v["zone_size"] = "big".into())),
-        (META_FILE, "unsupported metadata format 4", meta_with(|v| v["format"] = 4.into())),
+        (META_FILE, "unsupported metadata format 5", meta_with(|v| v["format"] = 5.into())),
+        (META_FILE, "format 3 has no `queue` field", meta_with(|v| v["format"] = 3.into())),
+        (
+            META_FILE,
+            "missing field `queue`",
+            meta_with(|v| v.as_object_mut().unwrap().remove("queue").map(drop).unwrap()),
+        ),
         (
             META_FILE,
             "missing field `data`",
@@ -623,7 +629,7 @@ fn data_none_keeps_zone_state_in_sparse_files_and_no_data() {
         }
         assert_eq!(file_len(&dir, "cnv-000000"), None);
         let meta: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join(META_FILE)).unwrap()).unwrap();
-        assert_eq!((meta["format"].as_u64(), meta["data"].as_str()), (Some(3), Some("none")));
+        assert_eq!((meta["format"].as_u64(), meta["data"].as_str()), (Some(4), Some("none")));
 
         for (d, expected) in [
             (open_dir(&dir, "again", true).unwrap(), before.clone()),

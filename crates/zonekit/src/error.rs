@@ -2,6 +2,7 @@
 //! code of DESIGN.md §2 (2 for bad input, 1 for an operation that ran and failed).
 
 use std::fmt;
+use zonekit_blk::BlkError;
 use zonekit_core::DeviceError;
 use zonekit_dev::OpenError;
 
@@ -38,6 +39,11 @@ impl CliError {
             other => other.to_string(),
         };
         CliError::Failed(format!("{what}: {why} ({name})"))
+    }
+
+    /// A block-device call that failed while doing `what`: `<what>: <why> (<ERRNO>)`.
+    pub fn blk(what: impl fmt::Display, e: &BlkError) -> CliError {
+        CliError::Failed(format!("{what}: {} ({})", e.message, e.errno.name().unwrap_or("errno")))
     }
 
     /// A spec that could not be opened.

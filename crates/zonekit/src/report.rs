@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 use std::io::{self, Write};
-use zonekit_core::{DeviceInfo, DeviceKind, DeviceResult, Personality, Zone, ZoneCond, ZoneType, ZonedDevice};
+use zonekit_blk::{BlkError, BlockDevice};
+use zonekit_core::{DeviceInfo, DeviceKind, Personality, Zone, ZoneCond, ZoneType};
 
 /// Zones fetched from the device per call, as blkzone batches BLKREPORTZONE.
 const BATCH: usize = 4096;
@@ -35,13 +36,13 @@ impl Selection {
     }
 }
 
-/// Visit the zones of `[first, first + count)` in batches.
+/// Visit the zones of `[first, first + count)` in batches, as `BLKREPORTZONE` calls.
 pub fn for_each_zone(
-    dev: &dyn ZonedDevice,
+    dev: &BlockDevice,
     first: u32,
     count: u32,
     mut f: impl FnMut(&Zone) -> io::Result<()>,
-) -> DeviceResult<io::Result<()>> {
+) -> Result<io::Result<()>, BlkError> {
     let g = &dev.info().geometry;
     let end = first.saturating_add(count).min(g.nr_zones);
     let mut next = first;
@@ -64,7 +65,7 @@ pub fn for_each_zone(
 }
 
 /// Count zones of a selection that match its condition filter.
-pub fn count_matching(dev: &dyn ZonedDevice, sel: &Selection) -> DeviceResult<u64> {
+pub fn count_matching(dev: &BlockDevice, sel: &Selection) -> Result<u64, BlkError> {
     let mut n = 0u64;
     for_each_zone(dev, sel.first, sel.count, |z| {
         n += u64::from(sel.matches(z));
@@ -260,10 +261,10 @@ impl From<&Zone> for ZoneJson {
 /// Write a report of the selection in `format`. Returns the number of zones listed.
 pub fn write_report(
     w: &mut impl Write,
-    dev: &dyn ZonedDevice,
+    dev: &BlockDevice,
     sel: &Selection,
     format: Format,
-) -> DeviceResult<io::Result<u64>> {
+) -> Result<io::Result<u64>, BlkError> {
     let info = dev.info();
     let mut listed = 0u64;
     let res = match format {

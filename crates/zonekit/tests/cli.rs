@@ -396,3 +396,157 @@ fn data_none_device_keeps_zone_state_without_data() {
     assert_eq!(v["device"]["keeps_data"], false);
     assert_eq!(v["conditions"]["full"], 16);
 }
+
+/// A directory device of 8 zones of 64 KiB (128 sectors), made with `extra` options.
+fn small_device(tmp: &tempfile::TempDir, extra: &[&str]) -> String {
+    let dev = tmp.path().join("d");
+    let d = dev.to_str().unwrap().to_string();
+    let mut args = vec!["dev", "create", &d, "--zone-size", "64K", "--zones", "8"];
+    args.extend_from_slice(extra);
+    let o = zonekit(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    d
+}
+
+fn conds(d: &str) -> Vec<String> {
+    let o = zonekit(&["zone", "report", d]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cond = |l: &str| {
+        let c = l.split("zcond:").nth(1).unwrap().trim_start();
+        c[..=c.find(')').unwrap()].to_string()
+    };
+    stdout(&o).lines().map(cond).collect()
+}
+
+#[test]
+fn zone_write_splits_at_zone_boundaries_as_the_kernel_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = small_device(&tmp, &[]);
+    // 128 KiB from sector 0 crosses into zone 1: the block layer issues one write per zone.
+    let o = zonekit(&["zone", "write", &d, "-o", "0", "-l", "256", "--pattern", "0x3c"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(conds(&d)[..3], ["14(fu)", "14(fu)", "1(em)"]);
+    let o = zonekit(&["zone", "read", &d, "-o", "0", "-l", "256"]);
+    assert!(o.status.success());
+    assert!(o.stdout.len() == 131_072 && o.stdout.iter().all(|&b| b == 0x3c));
+    // Through zone 2 and into zone 3 from zone 2's write pointer: both parts land.
+    let o = zonekit(&["zone", "write", &d, "-o", "256", "-l", "200"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = conds(&d);
+    assert_eq!((c[2].as_str(), c[3].as_str()), ("14(fu)", "2(oi)"));
+    // A part not at its zone's write pointer fails the write, naming the zone and the errno.
+    assert_fails(&zonekit(&["zone", "write", &d, "-o", "500", "-l", "100"]), 1, "write not at the write pointer (EIO)");
+}
+
+#[test]
+fn a_write_past_the_end_writes_what_fits_then_fails_with_enospc() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = small_device(&tmp, &[]);
+    let o = zonekit(&["zone", "write", &d, "-o", "896", "-l", "256"]);
+    assert_fails(&o, 1, "65536 of 131072 bytes written");
+    assert!(stderr(&o).trim_end().ends_with("(ENOSPC)"), "{}", stderr(&o));
+    assert_eq!(conds(&d)[7], "14(fu)", "what fits is written");
+    assert_fails(&zonekit(&["zone", "write", &d, "-o", "1024", "-l", "8"]), 1, "at sector 1024: at or past the end");
+    // A read past the end stops there, as a block device file's read does.
+    let o = zonekit(&["zone", "read", &d, "-o", "1000", "-l", "100"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout.len(), 24 * 512);
+    let o = zonekit(&["zone", "read", &d, "-o", "1024", "-l", "8"]);
+    assert!(o.status.success() && o.stdout.is_empty());
+}
+
+#[test]
+fn management_ranges_carry_on_after_a_failing_zone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = small_device(&tmp, &[]);
+    for o in ["128", "384"] {
+        assert!(zonekit(&["zone", "write", &d, "-o", o, "-l", "8"]).status.success());
+    }
+    // Zone 2 is empty: closing it fails, and zone 3 is closed all the same.
+    let o = zonekit(&["zone", "close", &d, "-o", "128", "-c", "3"]);
+    assert_fails(&o, 1, "zone 2 (sector 256): invalid zone state transition (EIO)");
+    assert_eq!(conds(&d)[1..4], ["4(cl)", "1(em)", "4(cl)"]);
+
+    // The errno of the last failing zone: zone 0 is conventional (EREMOTEIO), zone 1 opens,
+    // zones 2 and 3 find the one open zone taken (ETOOMANYREFS).
+    let tmp = tempfile::tempdir().unwrap();
+    let d = small_device(&tmp, &["--personality", "zbc", "--conv-zones", "1", "--max-open", "1"]);
+    let o = zonekit(&["zone", "open", &d, "-c", "4"]);
+    assert_fails(&o, 1, "zone 3 (sector 384): too many open zones (3 of 4 zones failed) (ETOOMANYREFS)");
+    assert_eq!(conds(&d)[..4], ["0(nw)", "3(oe)", "1(em)", "1(em)"]);
+}
+
+#[test]
+fn dev_info_shows_the_queue_attributes() {
+    let o = zonekit(&["dev", "info", "@smr-hm-15tb"]);
+    let out = stdout(&o);
+    for line in [
+        "queue:         as /sys/block/X/queue shows it",
+        "  zoned                   host-managed",
+        "  chunk_sectors           524288",
+        "  nr_zones                55880",
+        "  max_open_zones          128",
+        "  max_active_zones        0",
+        "  zone_append_max_bytes   1310720",
+        "  zone_write_granularity  4096",
+        "  max_sectors_kb          1280",
+        "  zoned_qd1_writes        1",
+    ] {
+        assert!(out.lines().any(|l| l == line), "{line:?} in:\n{out}");
+    }
+    let o = zonekit(&["dev", "info", "@zns-zn540", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let q = &v["queue"];
+    assert_eq!((q["zoned"].as_str(), q["max_sectors_kb"].as_u64()), (Some("host-managed"), Some(512)));
+    assert_eq!((q["max_open_zones"].as_u64(), q["zone_append_max_bytes"].as_u64()), (Some(14), Some(524_288)));
+    assert_eq!(q["zoned_qd1_writes"].as_u64(), Some(0));
+    // No limits and more sequential zones than the write-plug pool: Linux shows 128.
+    let o = zonekit(&["dev", "info", "@nullb-1t", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!((v["queue"]["max_open_zones"].as_u64(), v["device"]["max_open_zones"].as_u64()), (Some(128), Some(0)));
+}
+
+#[test]
+fn dev_create_stores_the_queue_settings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = small_device(&tmp, &["--max-sectors-kb", "64", "--zoned-qd1-writes", "1"]);
+    let o = zonekit(&["dev", "info", &d, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!((v["queue"]["max_sectors_kb"].as_u64(), v["queue"]["zoned_qd1_writes"].as_u64()), (Some(64), Some(1)));
+    // A profile's own value, and the kernel's default for its drive.
+    let dev = tmp.path().join("zns");
+    let o = zonekit(&["dev", "create", dev.to_str().unwrap(), "--profile", "zns-small", "--zoned-qd1-writes", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = zonekit(&["dev", "info", dev.to_str().unwrap()]);
+    assert!(stdout(&o).contains("  max_sectors_kb          512\n  zoned_qd1_writes        1\n"), "{}", stdout(&o));
+    let bad = tmp.path().join("bad");
+    let b = bad.to_str().unwrap();
+    assert_fails(
+        &zonekit(&["dev", "create", b, "--zone-size", "4M", "--zones", "4", "--max-sectors-kb", "2"]),
+        2,
+        "below 4",
+    );
+    assert_fails(
+        &zonekit(&[
+            "dev",
+            "create",
+            b,
+            "--zone-size",
+            "4M",
+            "--zones",
+            "4",
+            "--block-size",
+            "4096",
+            "--max-sectors-kb",
+            "3",
+        ]),
+        2,
+        "--max-sectors-kb 3 is below 4",
+    );
+    assert_fails(
+        &zonekit(&["dev", "create", b, "--profile", "zbc-small", "--zoned-qd1-writes", "yes"]),
+        2,
+        "expected 0 or 1",
+    );
+    assert!(!bad.exists(), "nothing created by a refused command");
+}

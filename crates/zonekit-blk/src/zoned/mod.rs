@@ -1,5 +1,21 @@
-//! The block layer's view of a zoned device, as Linux's (6.12): zone write plugging and the
-//! single-context QD1 worker ([`plug`]).
+//! The block layer's view of a zoned device, as Linux's (6.12): queue limits ([`limits`]), reads
+//! and writes cut at the device end and split at zone boundaries and the largest request
+//! ([`split`]), management ranges issued zone by zone ([`mgmt`]), zone write plugging and the
+//! single-context QD1 worker ([`plug`]), the device queue that carries them out for the engines
+//! ([`dispatch`]), and [`BlockDevice`], which applies them to a device for synchronous callers.
+//! `docs/blk.md` names the kernel function each rule follows.
+//!
+//! `limits`, `split`, `mgmt` and `plug` are pure: plain data and functions; the first three are
+//! tested from text scripts (`testdata/*.txt`).
 
+pub mod device;
 pub mod dispatch;
+pub mod limits;
+pub mod mgmt;
 pub mod plug;
+pub mod split;
+
+pub use device::{BlkError, BlockDevice};
+pub use limits::{AttrValue, LimitOverrides, LimitsError, QueueLimits, ZoneAppendMode};
+pub use mgmt::{MgmtCommand, MgmtError, MgmtPlan};
+pub use split::{Cut, Piece, SplitError};

@@ -1,15 +1,17 @@
-//! Zone management through the zone state machine: open, close, finish and reset over a range
-//! (stopping at the first zone that fails, or the kernel's reset-all), and the read-only and
-//! offline conditions a device injects.
+//! Zone management through the zone state machine: open, close, finish and reset over a range as
+//! a device takes the commands (stopping at the first zone that fails, or the device's reset-all),
+//! and the read-only and offline conditions a device injects. The block layer's rules for a
+//! program's range (`EINVAL` checks, carrying on after a failing zone) are `zonekit-blk`'s.
 
 use super::{Action, Failed, INVALID_WP, MgmtTarget, Rejection, Transition, ZoneOp, ZoneTable};
 use crate::error::{ZoneError, ZoneErrorKind};
 use crate::zone::ZoneCond;
 
 impl ZoneTable {
-    /// Check a management range as the block layer's `blkdev_zone_mgmt` does (zone-aligned start,
-    /// non-empty, inside the device; the length may end at the device end instead of a zone
-    /// boundary) and say which zones it covers. A reset of the whole device is a reset-all.
+    /// Say which zones a management command over a range covers, or refuse a range the device
+    /// cannot take (empty, past the end, not starting on a zone, not whole zones unless it ends at
+    /// the device end: errors of kind `OutOfRange` and `MgmtUnaligned`, which the personality
+    /// turns into its transport's errno). A reset of the whole device is the device's reset-all.
     pub fn mgmt_target(&self, op: ZoneOp, sector: u64, nr: u64) -> Result<MgmtTarget, ZoneError> {
         let g = &self.geometry;
         let zone = g.zone_index(sector);

@@ -6,9 +6,12 @@
 //! device's data path: write the bytes, discard a zone's data, record a finished zone) and applied
 //! only if the effect succeeds, so the table never claims data that the store did not take.
 //!
-//! The rules follow the Linux kernel's null_blk (`drivers/block/null_blk/zoned.c`) and the block
-//! layer's checks; the [`Personality`]'s [`ZoneRules`] give the ZBC (scsi_debug / tcmu-runner)
-//! and ZNS (QEMU) variations as named values. `docs/devices.md` tabulates every transition.
+//! The rules follow the Linux kernel's null_blk (`drivers/block/null_blk/zoned.c`); the
+//! [`Personality`]'s [`ZoneRules`] give the ZBC (scsi_debug / tcmu-runner) and ZNS (QEMU)
+//! variations as named values. `docs/devices.md` tabulates every transition. The table models a
+//! device (hardware): it refuses commands it cannot take, and a write crossing a zone boundary;
+//! what the kernel's block layer does before a device sees anything (cut, split, `EINVAL`
+//! checks, management ranges carrying on after a failure) is `zonekit-blk`'s.
 //!
 //! By concern: this module holds the table, its report and its restoration; `writes` the I/O
 //! checks, `mgmt` the zone management operations, `resources` the open/active accounting and
@@ -580,6 +583,31 @@ mod tests {
         assert_eq!(t.mgmt_target(ZoneOp::Reset, 0, 512).unwrap(), MgmtTarget::ResetAll);
         assert_eq!(t.manage(ZoneOp::Reset, 0, 512, ok).unwrap(), 1);
         assert_eq!(kind(t.manage_zone(ZoneOp::Reset, 0, ok)), ZoneErrorKind::Conventional);
+    }
+
+    #[test]
+    fn commands_a_device_cannot_take_change_nothing() {
+        for p in Personality::ALL {
+            let mut t = table(p, 0, 0);
+            t.write(64, 8, ok).unwrap();
+            let before: Vec<Zone> = t.report(0, 8).collect();
+            let refused = |r: Result<usize, Failed<Infallible>>| match r {
+                Err(Failed::Zone(e)) => e.kind,
+                other => panic!("{p}: {other:?}"),
+            };
+            use ZoneErrorKind::*;
+            assert_eq!(refused(t.manage(ZoneOp::Close, 65, 64, ok)), MgmtUnaligned);
+            assert_eq!(refused(t.manage(ZoneOp::Close, 64, 32, ok)), MgmtUnaligned);
+            assert_eq!(refused(t.manage(ZoneOp::Reset, 64, 0, ok)), OutOfRange);
+            assert_eq!(refused(t.manage(ZoneOp::Reset, u64::MAX - 10, 64, ok)), OutOfRange);
+            assert_eq!(refused(t.manage(ZoneOp::Finish, 448, 128, ok)), OutOfRange);
+            assert_eq!(kind(t.write(72, 0, ok)), OutOfRange);
+            assert_eq!(kind(t.write(u64::MAX - 4, 8, ok)), OutOfRange);
+            assert_eq!(t.read(504, 16).map(|_| ()).map_err(|e| e.kind), Err(OutOfRange));
+            assert_eq!(t.report(0, 8).collect::<Vec<_>>(), before, "{p}");
+            // The device's own errno, not the block layer's EINVAL.
+            assert_eq!(p.errno(OutOfRange), p.rules().zone_rule_errno);
+        }
     }
 
     #[test]

@@ -72,6 +72,9 @@ impl ZoneTable {
         media
     }
 
+    /// A read or write command must be non-empty, inside the device and in whole logical blocks:
+    /// the device refuses any other (with its transport's errno). The block layer never sends one;
+    /// its own checks (`EINVAL`, the cut at the device end) are `zonekit-blk`'s.
     pub(super) fn check_io_range(&self, sector: u64, nr: u64) -> Result<u64, ZoneError> {
         let g = &self.geometry;
         let zone = g.zone_index(sector);

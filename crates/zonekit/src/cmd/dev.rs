@@ -7,7 +7,11 @@ use crate::units::human_bytes;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
-use zonekit_core::{BlockIo, DeviceKind, Personality, ZoneCond, ZonedDevice};
+use std::sync::Arc;
+use zonekit_blk::BlockDevice;
+use zonekit_blk::zoned::AttrValue;
+use zonekit_core::{BlockIo, DeviceKind, Personality, ZoneCond};
+use zonekit_dev::config::min_max_sectors_kb;
 use zonekit_dev::{DataMode, GeometrySpec, profile};
 
 /// Arguments of `zonekit dev create`.
@@ -46,6 +50,22 @@ pub struct CreateArgs {
     /// What the device keeps of the data written to it.
     #[arg(long, value_name = "MODE", value_enum, default_value = "files")]
     pub data: DataArg,
+    /// The block layer's largest request in KiB (`/sys/block/X/queue/max_sectors_kb`): reads and
+    /// writes are split at it [default: the profile's, else 1280, Linux's default cap].
+    #[arg(long, value_name = "KIB")]
+    pub max_sectors_kb: Option<u32>,
+    /// Issue every zone write from one worker, one at a time (`/sys/block/X/queue/zoned_qd1_writes`)
+    /// [default: 1 for a spinning disk, else 0, as Linux does].
+    #[arg(long, value_name = "0|1", value_parser = flag_arg)]
+    pub zoned_qd1_writes: Option<bool>,
+}
+
+fn flag_arg(s: &str) -> Result<bool, String> {
+    match s {
+        "0" => Ok(false),
+        "1" => Ok(true),
+        _ => Err(format!("expected 0 or 1, not '{s}'")),
+    }
 }
 
 /// The values of `--data`.
@@ -107,42 +127,69 @@ pub fn create(args: &CreateArgs, w: &mut impl Write) -> CliResult {
             spec.into_config().map_err(|e| CliError::Usage(format!("{}: {e}", args.path.display())))?
         }
     };
+    let mut config = config;
+    if let Some(kb) = args.max_sectors_kb {
+        let min = min_max_sectors_kb(config.geometry.logical_block_size);
+        if kb < min {
+            return Err(CliError::Usage(format!(
+                "{}: --max-sectors-kb {kb} is below {min} (one page, and one logical block)",
+                args.path.display()
+            )));
+        }
+        config.queue.max_sectors_kb = kb;
+    }
+    if let Some(qd1) = args.zoned_qd1_writes {
+        config.queue.zoned_qd1_writes = qd1;
+    }
     let dev = zonekit_dev::persistent::create_dir(&args.path, &config, args.data.into())
         .map_err(|e| CliError::open(e.into()))?;
     dev.close().map_err(|e| CliError::device(format!("{}: close", args.path.display()), &e))?;
-    print_info(&dev, w)
+    print_info(&BlockDevice::new(Arc::new(dev)), w)
 }
 
 /// `zonekit dev info`.
 pub fn info(args: &InfoArgs, w: &mut impl Write) -> CliResult {
-    let dev = args.dev.open(false)?;
+    let dev = args.dev.open_blk(false)?;
     if args.json {
-        let conds = cond_counts(dev.as_ref())?;
+        let conds = cond_counts(&dev)?;
+        let queue: serde_json::Map<String, serde_json::Value> = dev
+            .limits()
+            .attributes()
+            .into_iter()
+            .map(|(name, v)| {
+                let v = match v {
+                    AttrValue::Num(n) => serde_json::Value::from(n),
+                    AttrValue::Text(t) => serde_json::Value::from(t),
+                };
+                (name.to_string(), v)
+            })
+            .collect();
         let doc = serde_json::json!({
             "device": DeviceJson::new(dev.info()),
-            "timing_model": dev.timing_model().map(|m| m.name().to_string()),
+            "timing_model": dev.device().timing_model().map(|m| m.name().to_string()),
             "conditions": conds.iter().map(|(c, n)| (c.long_name(), *n)).collect::<BTreeMap<_, _>>(),
+            "queue": queue,
         });
         return output(
             serde_json::to_writer_pretty(&mut *w, &doc).map_err(std::io::Error::from).and_then(|()| writeln!(w)),
         );
     }
-    print_info(dev.as_ref(), w)
+    print_info(&dev, w)
 }
 
-fn cond_counts(dev: &dyn ZonedDevice) -> CliResult<BTreeMap<ZoneCond, u64>> {
+fn cond_counts(dev: &BlockDevice) -> CliResult<BTreeMap<ZoneCond, u64>> {
     let mut counts = BTreeMap::new();
     let nr = dev.info().geometry.nr_zones;
     for_each_zone(dev, 0, nr, |z| {
         *counts.entry(z.cond).or_insert(0) += 1;
         Ok(())
     })
-    .map_err(|e| CliError::device(format!("{}: report zones", dev.info().spec), &e))?
+    .map_err(|e| CliError::blk(format!("{}: report zones", dev.info().spec), &e))?
     .map_err(|e| CliError::Failed(e.to_string()))?;
     Ok(counts)
 }
 
-fn print_info(dev: &dyn ZonedDevice, w: &mut impl Write) -> CliResult {
+fn print_info(dev: &BlockDevice, w: &mut impl Write) -> CliResult {
     let conds = cond_counts(dev)?;
     let i = dev.info();
     let g = &i.geometry;
@@ -170,7 +217,7 @@ fn print_info(dev: &dyn ZonedDevice, w: &mut impl Write) -> CliResult {
         writeln!(w, "model:         {}{}", i.model, if i.rotational { ", rotational" } else { "" })?;
         writeln!(w, "vendor:        {}", i.vendor)?;
         writeln!(w, "description:   {}", i.description)?;
-        match dev.timing_model() {
+        match dev.device().timing_model() {
             Some(m) => writeln!(w, "timing:        model {} (zonekit bench runs in simulated time)", m.name())?,
             None => writeln!(w, "timing:        none (commands complete at once)")?,
         }
@@ -194,6 +241,11 @@ fn print_info(dev: &dyn ZonedDevice, w: &mut impl Write) -> CliResult {
         writeln!(w, "max open:      {}", limit(l.max_open))?;
         writeln!(w, "max active:    {}", limit(l.max_active))?;
         writeln!(w, "max append:    {} sectors", l.max_append_sectors)?;
-        writeln!(w, "conditions:    {cond_line}")
+        writeln!(w, "conditions:    {cond_line}")?;
+        writeln!(w, "queue:         as /sys/block/X/queue shows it")?;
+        for (name, value) in dev.limits().attributes() {
+            writeln!(w, "  {name:<23} {value}")?;
+        }
+        Ok(())
     })())
 }

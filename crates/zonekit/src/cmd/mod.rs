@@ -6,6 +6,8 @@ pub mod zone;
 
 use crate::error::{CliError, CliResult};
 use crate::units;
+use std::sync::Arc;
+use zonekit_blk::BlockDevice;
 use zonekit_core::ZonedDevice;
 use zonekit_dev::OpenOptions;
 
@@ -40,5 +42,11 @@ impl DevArg {
     pub fn open(&self, writable: bool) -> CliResult<Box<dyn ZonedDevice>> {
         let opts = OpenOptions { zone_size: self.zone_size, zone_capacity: self.zone_capacity, writable };
         zonekit_dev::open(&self.dev, &opts).map_err(CliError::open)
+    }
+
+    /// Open the device behind the block layer, as a program opens a block device file: every
+    /// zone command goes through it.
+    pub fn open_blk(&self, writable: bool) -> CliResult<BlockDevice> {
+        Ok(BlockDevice::new(Arc::from(self.open(writable)?)))
     }
 }

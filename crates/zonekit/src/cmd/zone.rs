@@ -5,7 +5,8 @@ use crate::error::{CliError, CliResult, output};
 use crate::report::{self, Format, Selection};
 use crate::units::parse_byte;
 use std::io::Write;
-use zonekit_core::{Geometry, SECTOR_SIZE, ZoneCond, ZoneOp, ZonedDevice};
+use zonekit_blk::BlockDevice;
+use zonekit_core::{Geometry, SECTOR_SIZE, ZoneCond, ZoneOp};
 
 /// blkzone's range options.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -148,28 +149,30 @@ pub fn mgmt_range(spec: &str, g: &Geometry, r: &RangeArgs) -> CliResult<(u64, u6
 
 /// `zonekit zone report`.
 pub fn report(args: &ReportArgs, w: &mut impl Write) -> CliResult {
-    let dev = args.dev.open(false)?;
+    let dev = args.dev.open_blk(false)?;
     let spec = &args.dev.dev;
     let sel = report_selection(spec, &dev.info().geometry, &args.range, args.cond.clone())?;
     if args.count_only {
-        let n = report::count_matching(dev.as_ref(), &sel)
-            .map_err(|e| CliError::device(format!("{spec}: report zones"), &e))?;
+        let n = report::count_matching(&dev, &sel).map_err(|e| CliError::blk(format!("{spec}: report zones"), &e))?;
         return output(writeln!(w, "{n}"));
     }
-    let r = report::write_report(w, dev.as_ref(), &sel, args.format)
-        .map_err(|e| CliError::device(format!("{spec}: report zones"), &e))?;
+    let r = report::write_report(w, &dev, &sel, args.format)
+        .map_err(|e| CliError::blk(format!("{spec}: report zones"), &e))?;
     output(r.map(|_| ()))
 }
 
-/// `zonekit zone reset|open|close|finish`.
+/// `zonekit zone reset|open|close|finish`: the range goes to the block layer as blkzone's ioctl
+/// does, which issues it zone by zone (or as one reset-all) and carries on after a failing zone.
 pub fn manage(op: ZoneOp, args: &MgmtArgs, w: &mut impl Write) -> CliResult {
-    let dev = args.dev.open(true)?;
+    let dev = args.dev.open_blk(true)?;
     let spec = &args.dev.dev;
     let g = dev.info().geometry.clone();
     let range = if args.all { RangeArgs::default() } else { args.range.clone() };
     let (sector, nr) = mgmt_range(spec, &g, &range)?;
-    dev.zone_mgmt(op, sector, nr).map_err(|e| CliError::device(format!("{spec}: {} zones", op.name()), &e))?;
-    close(dev.as_ref(), spec)?;
+    let r = dev.zone_mgmt(op, sector, nr).map_err(|e| CliError::blk(format!("{spec}: {} zones", op.name()), &e));
+    // Zones changed before or after a failing one stay changed: record them either way.
+    let closed = close(&dev, spec);
+    r.and(closed)?;
     if args.verbose {
         output(writeln!(w, "{spec}: successful {} of zones in range from {sector}, to {}", op.name(), sector + nr))?;
     }
@@ -177,48 +180,85 @@ pub fn manage(op: ZoneOp, args: &MgmtArgs, w: &mut impl Write) -> CliResult {
 }
 
 /// Close a device written to, reporting a failure to record its zones (a drop would ignore it).
-fn close(dev: &dyn ZonedDevice, spec: &str) -> CliResult {
-    dev.close().map_err(|e| CliError::device(format!("{spec}: close"), &e))
+fn close(dev: &BlockDevice, spec: &str) -> CliResult {
+    dev.close().map_err(|e| CliError::blk(format!("{spec}: close"), &e))
 }
 
+/// The size of each `pwrite` / `pread` the zone tools issue, as `dd bs=1M` would.
 const CHUNK: usize = 1 << 20;
 
-/// `zonekit zone write`.
-pub fn write(args: &WriteArgs) -> CliResult {
-    let dev = args.dev.open(true)?;
-    let spec = &args.dev.dev;
-    let total = args.length.checked_mul(SECTOR_SIZE).ok_or_else(|| CliError::Usage("--length is too large".into()))?;
-    let buf = vec![args.pattern; CHUNK.min(total as usize)];
-    let mut done = 0u64;
-    while done < total {
-        let n = ((total - done) as usize).min(CHUNK);
-        let sector = args.offset + done / SECTOR_SIZE;
-        dev.write_at(sector, &buf[..n]).map_err(|e| {
-            let progress = if done > 0 { format!(" after {done} of {total} bytes") } else { String::new() };
-            CliError::device(format!("{spec}: write at sector {sector}{progress}"), &e)
-        })?;
-        done += n as u64;
-    }
-    if args.sync {
-        dev.flush().map_err(|e| CliError::device(format!("{spec}: flush"), &e))?;
-    }
-    close(dev.as_ref(), spec)
+/// The byte offset and length of `-o`/`-l` in sectors.
+fn byte_range(offset: u64, length: u64) -> CliResult<(u64, u64)> {
+    let too_large = |what: &str| CliError::Usage(format!("{what} is too large"));
+    let total = length.checked_mul(SECTOR_SIZE).ok_or_else(|| too_large("--length"))?;
+    let start = offset.checked_mul(SECTOR_SIZE).ok_or_else(|| too_large("--offset"))?;
+    start.checked_add(total).ok_or_else(|| too_large("--offset + --length"))?;
+    Ok((start, total))
 }
 
-/// `zonekit zone read`: raw bytes to `w`.
-pub fn read(args: &ReadArgs, w: &mut impl Write) -> CliResult {
-    let dev: Box<dyn ZonedDevice> = args.dev.open(false)?;
+/// `zonekit zone write`: `pwrite` calls of up to 1 MiB through the block layer, which splits each
+/// at zone boundaries and at `max_sectors_kb`, as the kernel does. A write that runs past the
+/// device end writes what fits, then fails with `ENOSPC`, saying how much was written.
+pub fn write(args: &WriteArgs) -> CliResult {
+    let dev = args.dev.open_blk(true)?;
     let spec = &args.dev.dev;
-    let total = args.length.checked_mul(SECTOR_SIZE).ok_or_else(|| CliError::Usage("--length is too large".into()))?;
+    let (start, total) = byte_range(args.offset, args.length)?;
+    let buf = vec![args.pattern; CHUNK.min(total as usize)];
+    let mut done = 0u64;
+    let mut r = Ok(());
+    while done < total {
+        let n = ((total - done) as usize).min(CHUNK);
+        match dev.write(start + done, &buf[..n]) {
+            Ok(0) => {
+                let e = zonekit_blk::BlkError::new(zonekit_core::Errno::ENOSPC, "nothing written");
+                r = Err(write_error(spec, args.offset, done, total, &e));
+                break;
+            }
+            Ok(w) => done += w as u64,
+            Err(e) => {
+                r = Err(write_error(spec, args.offset, done, total, &e));
+                break;
+            }
+        }
+    }
+    if r.is_ok() && args.sync {
+        r = dev.flush().map_err(|e| CliError::blk(format!("{spec}: flush"), &e));
+    }
+    let closed = close(&dev, spec);
+    r.and(closed)
+}
+
+/// A failed write, with what was written before it.
+fn write_error(spec: &str, offset: u64, done: u64, total: u64, e: &zonekit_blk::BlkError) -> CliError {
+    let at = offset + done / SECTOR_SIZE;
+    if done == 0 {
+        CliError::blk(format!("{spec}: write at sector {at}"), e)
+    } else {
+        CliError::blk(
+            format!("{spec}: write from sector {offset}: {done} of {total} bytes written, then at sector {at}"),
+            e,
+        )
+    }
+}
+
+/// `zonekit zone read`: raw bytes to `w`, `pread` calls of up to 1 MiB through the block layer. A
+/// read that runs past the device end stops there, as a block device file's read does.
+pub fn read(args: &ReadArgs, w: &mut impl Write) -> CliResult {
+    let dev = args.dev.open_blk(false)?;
+    let spec = &args.dev.dev;
+    let (start, total) = byte_range(args.offset, args.length)?;
     let mut buf = vec![0u8; CHUNK.min(total as usize)];
     let mut done = 0u64;
     while done < total {
         let n = ((total - done) as usize).min(CHUNK);
-        let sector = args.offset + done / SECTOR_SIZE;
-        dev.read_at(sector, &mut buf[..n])
-            .map_err(|e| CliError::device(format!("{spec}: read at sector {sector}"), &e))?;
-        output(w.write_all(&buf[..n]))?;
-        done += n as u64;
+        let got = dev
+            .read(start + done, &mut buf[..n])
+            .map_err(|e| CliError::blk(format!("{spec}: read at sector {}", args.offset + done / SECTOR_SIZE), &e))?;
+        output(w.write_all(&buf[..got]))?;
+        done += got as u64;
+        if got < n {
+            break;
+        }
     }
     output(w.flush())
 }
