@@ -3,7 +3,8 @@
 //! Requests and completions, the I/O engines that carry them out ([`engine`]: psync / sync /
 //! pvsync / pvsync2 / vsync, io_uring, libaio on Linux native AIO, null), aligned buffers
 //! ([`AlignedBuf`]), opening and laying out job files ([`file`]), the real clock ([`clock`]) and
-//! simulated time with its discrete-event scheduler ([`sim`]).
+//! simulated time with its discrete-event scheduler ([`sim`]), and the kernel's view of a zoned
+//! device ([`zoned`]: queue limits, split requests, management ranges, [`BlockDevice`]).
 //!
 //! All `unsafe` code is in the private `sys` module, behind the safe types exported here.
 
@@ -23,6 +24,7 @@ pub use engine::{
 pub use sim::{Scheduler, SimClock};
 pub use sys::buf::{AlignedBuf, page_size};
 pub use zoned::dispatch::{DeviceQueue, QueueConfig};
+pub use zoned::{BlkError, BlockDevice, LimitOverrides, QueueLimits};
 
 /// Poll `fut` on this thread until it is ready (for futures that never wait on a waker, such as
 /// the real clock's sleep).

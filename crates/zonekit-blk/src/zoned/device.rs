@@ -1,0 +1,327 @@
+//! [`BlockDevice`]: a zoned device seen through the block layer, synchronously, as a program sees
+//! a block device file: `pwrite`/`pread` on the file, the `BLK*ZONE` ioctls, and the kernel's zone
+//! append. For the `zonekit` command, zonefs and tests.
+//!
+//! Every command that reaches the device goes through one private `dispatch_*` method per kind
+//! (each piece of a split read or write, each zone of a management range): the place where zone
+//! write plugging hooks in.
+
+use super::limits::{LimitOverrides, QueueLimits, ZoneAppendMode};
+use super::mgmt::{self, MgmtCommand};
+use super::split;
+use std::sync::Arc;
+use zonekit_core::{
+    DeviceError, DeviceInfo, DeviceKind, DeviceResult, Errno, SECTOR_SIZE, Zone, ZoneCond, ZoneOp, ZonedDevice,
+};
+
+/// A failed block-device call: the errno the system call returns and what happened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct BlkError {
+    /// The errno.
+    pub errno: Errno,
+    /// What failed and why (without the errno).
+    pub message: String,
+}
+
+impl BlkError {
+    /// An error with `errno` and `message`.
+    pub fn new(errno: Errno, message: impl Into<String>) -> BlkError {
+        BlkError { errno, message: message.into() }
+    }
+
+    /// A device's error, with the errno it gives.
+    pub fn from_device(e: &DeviceError) -> BlkError {
+        let errno = e.errno();
+        let message = match e {
+            DeviceError::Zone { error, .. } => error.to_string(),
+            DeviceError::Io { context, .. } => {
+                format!("{context}: {}", errno.description().unwrap_or("I/O error"))
+            }
+            other => other.to_string(),
+        };
+        BlkError { errno, message }
+    }
+}
+
+impl From<split::SplitError> for BlkError {
+    fn from(e: split::SplitError) -> BlkError {
+        BlkError::new(e.errno(), e.to_string())
+    }
+}
+
+impl From<mgmt::MgmtError> for BlkError {
+    fn from(e: mgmt::MgmtError) -> BlkError {
+        BlkError::new(e.errno(), e.to_string())
+    }
+}
+
+/// A zoned device behind the block layer, used synchronously.
+///
+/// Reads and writes follow a block device file opened with `O_DIRECT`: cut at the device end,
+/// in whole logical blocks, split into device commands at zone boundaries and at `max_sectors`
+/// ([`split`]); management ranges are issued zone by zone, or as one reset-all ([`mgmt`]). A Linux
+/// device gets reads, writes and ranges as they are once cut at its end: its kernel checks, splits
+/// and plugs them itself.
+pub struct BlockDevice {
+    dev: Arc<dyn ZonedDevice>,
+    limits: QueueLimits,
+    /// The kernel does the block layer's work (a Linux device).
+    passthrough: bool,
+}
+
+impl std::fmt::Debug for BlockDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlockDevice").field("spec", &self.dev.info().spec).field("limits", &self.limits).finish()
+    }
+}
+
+impl BlockDevice {
+    /// `dev` behind the block layer, with the queue limits its description gives.
+    pub fn new(dev: Arc<dyn ZonedDevice>) -> BlockDevice {
+        let limits = QueueLimits::from_info(dev.info());
+        BlockDevice::with_limits(dev, limits)
+    }
+
+    /// `dev` with its queue limits changed by `overrides` (`EINVAL` for a limit no device has).
+    pub fn with_overrides(dev: Arc<dyn ZonedDevice>, overrides: &LimitOverrides) -> Result<BlockDevice, BlkError> {
+        let limits = QueueLimits::with_overrides(dev.info(), overrides)
+            .map_err(|e| BlkError::new(e.errno(), format!("{}: {e}", dev.info().spec)))?;
+        Ok(BlockDevice::with_limits(dev, limits))
+    }
+
+    fn with_limits(dev: Arc<dyn ZonedDevice>, limits: QueueLimits) -> BlockDevice {
+        let passthrough = dev.info().kind == DeviceKind::Linux;
+        BlockDevice { dev, limits, passthrough }
+    }
+
+    /// The device underneath.
+    pub fn device(&self) -> &Arc<dyn ZonedDevice> {
+        &self.dev
+    }
+
+    /// What the device is.
+    pub fn info(&self) -> &DeviceInfo {
+        self.dev.info()
+    }
+
+    /// The queue limits.
+    pub fn limits(&self) -> &QueueLimits {
+        &self.limits
+    }
+
+    /// `pwrite(fd, buf, offset)` with `O_DIRECT`: the number of bytes written, fewer than
+    /// `buf.len()` when the write runs past the device end. An empty write is 0; a write at or
+    /// past the end is `ENOSPC`; one not in whole logical blocks `EINVAL`. Every piece of the split
+    /// write is issued even when one fails (pieces in other zones may land), and the call then
+    /// fails with the errno [`split::split_errno`] picks.
+    pub fn write(&self, offset: u64, buf: &[u8]) -> Result<usize, BlkError> {
+        let cut = split::cut_write(&self.limits, offset, buf.len() as u64)?;
+        let data = &buf[..cut.bytes as usize];
+        self.check_sectors(offset, cut.bytes)?;
+        if data.is_empty() {
+            return Ok(0);
+        }
+        if self.passthrough {
+            self.dispatch_write(cut.sector, data).map_err(|e| BlkError::from_device(&e))?;
+            return Ok(data.len());
+        }
+        let mut errors = Vec::new();
+        let mut n = 0;
+        for (i, p) in split::pieces(&self.limits, cut.sector, cut.sectors()).enumerate() {
+            n = i + 1;
+            if let Err(e) = self.dispatch_write(p.sector, &data[p.buf_range()]) {
+                errors.push((i, BlkError::from_device(&e)));
+            }
+        }
+        split_error(errors, n)?;
+        Ok(data.len())
+    }
+
+    /// `pread(fd, buf, offset)` with `O_DIRECT`: the number of bytes read, fewer than `buf.len()`
+    /// when the read runs past the device end, 0 at or past it; `EINVAL` if not in whole logical
+    /// blocks. A failing piece fails the call as for [`BlockDevice::write`].
+    pub fn read(&self, offset: u64, buf: &mut [u8]) -> Result<usize, BlkError> {
+        let cut = split::cut_read(&self.limits, offset, buf.len() as u64)?;
+        self.check_sectors(offset, cut.bytes)?;
+        let data = &mut buf[..cut.bytes as usize];
+        if data.is_empty() {
+            return Ok(0);
+        }
+        if self.passthrough {
+            self.dispatch_read(cut.sector, data).map_err(|e| BlkError::from_device(&e))?;
+            return Ok(data.len());
+        }
+        let mut errors = Vec::new();
+        let mut n = 0;
+        for (i, p) in split::pieces(&self.limits, cut.sector, cut.sectors()).enumerate() {
+            n = i + 1;
+            if let Err(e) = self.dispatch_read(p.sector, &mut data[p.buf_range()]) {
+                errors.push((i, BlkError::from_device(&e)));
+            }
+        }
+        split_error(errors, n)?;
+        Ok(data.len())
+    }
+
+    /// The block device interface counts in 512-byte sectors: a byte offset inside a sector cannot
+    /// reach a device (`EINVAL`, as direct I/O says for any offset off the logical block).
+    fn check_sectors(&self, offset: u64, len: u64) -> Result<(), BlkError> {
+        if offset.is_multiple_of(SECTOR_SIZE) && len.is_multiple_of(SECTOR_SIZE) {
+            return Ok(());
+        }
+        Err(split::SplitError::Unaligned { offset, len, lbs: self.limits.logical_block_size }.into())
+    }
+
+    /// `ioctl(fd, BLKRESETZONE / BLKOPENZONE / BLKCLOSEZONE / BLKFINISHZONE, {sector, nr})`:
+    /// `EINVAL` for a range `blkdev_zone_mgmt` refuses; a reset of the whole device is one
+    /// reset-all; any other range one command per zone in ascending order, carrying on after a
+    /// zone that fails. Fails with the errno [`mgmt::range_errno`] picks, and the message of that
+    /// zone.
+    pub fn zone_mgmt(&self, op: ZoneOp, sector: u64, nr: u64) -> Result<(), BlkError> {
+        if self.passthrough {
+            return self.dispatch_mgmt(MgmtCommand::Zone { op, sector, nr }).map_err(|e| BlkError::from_device(&e));
+        }
+        let plan = mgmt::plan(&self.limits, op, sector, nr)?;
+        let mut failed: Vec<(u64, Errno)> = Vec::new();
+        let mut errors: Vec<BlkError> = Vec::new();
+        for cmd in plan.commands() {
+            if let Err(e) = self.dispatch_mgmt(cmd) {
+                let at = match cmd {
+                    MgmtCommand::Zone { sector, .. } => sector,
+                    MgmtCommand::ResetAll => 0,
+                };
+                let e = BlkError::from_device(&e);
+                failed.push((at, e.errno));
+                errors.push(e);
+            }
+        }
+        let Some(errno) = mgmt::range_errno(&failed) else { return Ok(()) };
+        let i = failed.iter().rposition(|&(_, e)| e == errno).unwrap_or(0);
+        let mut e = errors.swap_remove(i);
+        if failed.len() > 1 {
+            e.message = format!("{} ({} of {} zones failed)", e.message, failed.len(), plan.len());
+        }
+        Err(e)
+    }
+
+    /// `ioctl(fd, BLKREPORTZONE)`: append to `out` up to `max` zones from the one holding `sector`
+    /// (none from the device end on); `EINVAL` when `max` is 0.
+    pub fn report_zones(&self, sector: u64, max: usize, out: &mut Vec<Zone>) -> Result<(), BlkError> {
+        if max == 0 {
+            return Err(BlkError::new(Errno::EINVAL, "report of 0 zones"));
+        }
+        if sector >= self.limits.capacity {
+            return Ok(());
+        }
+        self.dispatch_report(sector, max, out).map_err(|e| BlkError::from_device(&e))
+    }
+
+    /// A zone append of `buf` to the zone starting at `zone_start`: the sector the data landed at.
+    /// The block layer's checks first (`blk_check_zone_append`: a zone start, no larger than a zone
+    /// nor than `zone_append_max_bytes`, else `EIO`; whole logical blocks, else `EINVAL`); then the
+    /// device's zone append where it has one, or, emulated, a write at the zone's write pointer
+    /// (`EIO` for a conventional or full zone, as `blk_zone_wplug_prepare_bio` refuses them).
+    pub fn zone_append(&self, zone_start: u64, buf: &[u8]) -> Result<u64, BlkError> {
+        let l = &self.limits;
+        let len = buf.len() as u64;
+        let lbs = u64::from(l.logical_block_size);
+        if len == 0 || !len.is_multiple_of(lbs) {
+            return Err(BlkError::new(
+                Errno::EINVAL,
+                format!("zone append of {len} bytes: not a whole number of {lbs}-byte logical blocks"),
+            ));
+        }
+        let eio = |why: String| Err(BlkError::new(Errno::EIO, format!("zone append at sector {zone_start}: {why}")));
+        let sectors = len / SECTOR_SIZE;
+        if zone_start >= l.capacity || !zone_start.is_multiple_of(l.chunk_sectors) {
+            return eio("not the start of a zone".into());
+        }
+        if sectors > l.chunk_sectors || sectors > l.zone_append_max_sectors() {
+            return eio(format!("{len} bytes: larger than the zone append limit ({} bytes)", l.zone_append_max_bytes));
+        }
+        if self.passthrough || l.zone_append == ZoneAppendMode::Native {
+            return self.dispatch_append(zone_start, buf).map_err(|e| BlkError::from_device(&e));
+        }
+        let mut zones = Vec::with_capacity(1);
+        self.dispatch_report(zone_start, 1, &mut zones).map_err(|e| BlkError::from_device(&e))?;
+        let Some(z) = zones.first().filter(|z| z.start == zone_start) else {
+            return eio("no such zone".into());
+        };
+        match z.cond {
+            ZoneCond::NotWp => return eio("conventional zone".into()),
+            ZoneCond::Full => return eio("zone is full".into()),
+            ZoneCond::ReadOnly => return eio("zone is read-only".into()),
+            ZoneCond::Offline => return eio("zone is offline".into()),
+            _ => {}
+        }
+        if z.wp + sectors > z.start + z.capacity {
+            return eio("past the zone capacity".into());
+        }
+        self.dispatch_write(z.wp, buf).map_err(|e| BlkError::from_device(&e))?;
+        Ok(z.wp)
+    }
+
+    /// `fsync(fd)`: make every acknowledged write durable.
+    pub fn flush(&self) -> Result<(), BlkError> {
+        self.dispatch_flush().map_err(|e| BlkError::from_device(&e))
+    }
+
+    /// Close the device, reporting what a drop would ignore (a persistent device records its
+    /// zones' conditions).
+    pub fn close(&self) -> Result<(), BlkError> {
+        self.dev.close().map_err(|e| BlkError::from_device(&e))
+    }
+
+    // One method per kind of device command: every command the block layer issues goes through
+    // one of these.
+
+    /// One write command (a piece of a split write, or an emulated zone append).
+    fn dispatch_write(&self, sector: u64, buf: &[u8]) -> DeviceResult<()> {
+        self.dev.write_at(sector, buf)
+    }
+
+    /// One read command.
+    fn dispatch_read(&self, sector: u64, buf: &mut [u8]) -> DeviceResult<()> {
+        self.dev.read_at(sector, buf)
+    }
+
+    /// One native zone append command.
+    fn dispatch_append(&self, zone_start: u64, buf: &[u8]) -> DeviceResult<u64> {
+        self.dev.zone_append(zone_start, buf)
+    }
+
+    /// One zone management command: one zone, or a reset-all (the device's reset of its whole
+    /// capacity).
+    fn dispatch_mgmt(&self, cmd: MgmtCommand) -> DeviceResult<()> {
+        match cmd {
+            MgmtCommand::Zone { op, sector, nr } => self.dev.zone_mgmt(op, sector, nr),
+            MgmtCommand::ResetAll => self.dev.zone_mgmt(ZoneOp::Reset, 0, self.limits.capacity),
+        }
+    }
+
+    /// One report zones command.
+    fn dispatch_report(&self, sector: u64, max: usize, out: &mut Vec<Zone>) -> DeviceResult<()> {
+        self.dev.report_zones(sector, max, out)
+    }
+
+    /// One flush command.
+    fn dispatch_flush(&self) -> DeviceResult<()> {
+        self.dev.flush()
+    }
+}
+
+/// The error of a split request whose pieces `errors` failed (piece index and error, in order) out
+/// of `nr_pieces`: the errno [`split::split_errno`] picks, with that piece's message.
+fn split_error(errors: Vec<(usize, BlkError)>, nr_pieces: usize) -> Result<(), BlkError> {
+    let failed: Vec<(usize, Errno)> = errors.iter().map(|(i, e)| (*i, e.errno)).collect();
+    let Some(errno) = split::split_errno(&failed, nr_pieces) else { return Ok(()) };
+    let count = errors.len();
+    let last_failed = failed.last().is_some_and(|&(i, e)| i + 1 == nr_pieces && e == errno);
+    let mut errors = errors.into_iter();
+    let (_, mut e) = if last_failed { errors.next_back() } else { errors.next() }.expect("a piece failed");
+    if count > 1 {
+        e.message = format!("{} ({count} of {nr_pieces} commands failed)", e.message);
+    }
+    Err(e)
+}
