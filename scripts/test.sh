@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run every zonekit test: the workspace's unit, property, text-driven and end-to-end tests, then the
-# Linux backend's tests against a real kernel (Debian 12's, under QEMU; see scripts/vm/README.md).
-# The VM lane needs qemu-system-x86, busybox-static and cpio (installed with apt-get when run as
-# root); ZONEKIT_SKIP_VM=1 skips it.
+# Linux backend's tests and the block layer's differential against real kernels (Debian 12's 6.1
+# and 6.12 from bookworm-backports, under QEMU, one boot each; see scripts/vm/README.md). The VM
+# lanes need qemu-system-x86, busybox-static and cpio (installed with apt-get when run as root);
+# ZONEKIT_SKIP_VM=1 skips them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,9 +14,25 @@ if [[ "${ZONEKIT_SKIP_VM:-0}" == 1 ]]; then
     echo "== VM lane skipped (ZONEKIT_SKIP_VM=1)"
     exit 0
 fi
-echo "== Linux backend against a real kernel (QEMU)"
-bin=$(cargo test --locked -p zonekit-dev --test linux_vm --no-run --message-format=json 2>/dev/null |
-    sed -n 's/.*"executable":"\([^"]*linux_vm[^"]*\)".*/\1/p' | tail -1)
-[[ -x "$bin" ]] || { echo "scripts/test.sh: could not build the linux_vm test binary" >&2; exit 1; }
+echo "== Linux backend and the block layer's differential against real kernels (QEMU: 6.1, 6.12)"
+bins=()
+for crate in zonekit-dev zonekit-blk; do
+    bin=$(cargo test --locked -p "$crate" --test linux_vm --no-run --message-format=json 2>/dev/null |
+        sed -n 's/.*"executable":"\([^"]*linux_vm[^"]*\)".*/\1/p' | tail -1)
+    [[ -x "$bin" ]] || { echo "scripts/test.sh: could not build $crate's linux_vm test binary" >&2; exit 1; }
+    bins+=(--bin "$bin")
+done
 cargo build --locked -q -p zonekit
-ZONEKIT_VM_TIMEOUT=${ZONEKIT_VM_TIMEOUT:-900} scripts/vm/run.sh --bin "$bin" --bin target/debug/zonekit scripts/vm/linux-tests.sh
+target=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+# One boot per kernel; each lane's wall time is printed, and a failing lane does not hide the other.
+lanes_rc=0
+for kernel in 6.1 6.12; do
+    t0=$(date +%s)
+    echo "== VM lane: Linux $kernel"
+    rc=0
+    ZONEKIT_VM_TIMEOUT=${ZONEKIT_VM_TIMEOUT:-900} scripts/vm/run.sh --kernel "$kernel" --nvme-zns \
+        "${bins[@]}" --bin "$target/debug/zonekit" scripts/vm/linux-tests.sh || rc=$?
+    echo "== VM lane: Linux $kernel: exit status $rc in $(($(date +%s) - t0)) s"
+    [[ $rc -eq 0 ]] || lanes_rc=$rc
+done
+exit "$lanes_rc"

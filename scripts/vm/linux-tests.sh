@@ -1,26 +1,31 @@
 #!/bin/sh
-# Runs INSIDE the VM of scripts/vm/run.sh (busybox sh, root): sets up zoned devices and runs
-# zonekit-dev's real-kernel tests (crates/zonekit-dev/tests/linux_vm.rs) against them, one test
-# per run of the binary (`--ignored --exact --test-threads=1`), timing each.
+# Runs INSIDE the VM of scripts/vm/run.sh (busybox sh, root): sets up zoned devices and runs the
+# real-kernel test binaries passed with --bin (every /bin/linux_vm-*: zonekit-dev's
+# crates/zonekit-dev/tests/linux_vm.rs, the Linux backend, and zonekit-blk's
+# crates/zonekit-blk/tests/linux_vm.rs, the block layer's differential against the kernel), one
+# test per run of a binary (`--ignored --exact --test-threads=1`), timing each.
 #
+#   scripts/test.sh builds the binaries and boots both kernels; by hand:
 #   cargo test -p zonekit-dev --test linux_vm --no-run          # prints the binary's path
-#   ZONEKIT_VM_TIMEOUT=900 scripts/vm/run.sh --bin target/debug/deps/linux_vm-HASH scripts/vm/linux-tests.sh
-# (the tests take about 3 minutes under TCG; run.sh's default timeout is 300 s)
+#   scripts/vm/run.sh --kernel 6.12 --nvme-zns --bin target/debug/deps/linux_vm-HASH scripts/vm/linux-tests.sh
 #
-# Devices (all 64 MiB: 16 zones of 4 MiB, zone 0 conventional, at most 4 open zones):
-#   /dev/zk0    null_blk (configfs), memory_backed, max_active 8      ZONEKIT_TEST_NULLB
-#   /dev/zkcap  the same with a 3 MiB zone capacity                   ZONEKIT_TEST_NULLB_ZCAP
-#   /dev/zk4k   null_blk, 4 KiB logical blocks, max_open 6, no active limit   ZONEKIT_TEST_NULLB_4K
-#   /dev/sdX    scsi_debug zbc=managed                                ZONEKIT_TEST_ZBC
+# Devices (all 64 MiB: 16 zones of 4 MiB, at most 4 open zones unless said):
+#   /dev/zk0      null_blk (configfs), zone 0 conventional, memory_backed, max_active 8   ZONEKIT_TEST_NULLB
+#   /dev/zkcap    the same with a 3 MiB zone capacity                   ZONEKIT_TEST_NULLB_ZCAP
+#   /dev/zk4k     null_blk, 4 KiB logical blocks, max_open 6, no active limit   ZONEKIT_TEST_NULLB_4K
+#   /dev/sdX      scsi_debug zbc=managed, zone 0 conventional           ZONEKIT_TEST_ZBC
+#   /dev/nvmeXnY  QEMU NVMe ZNS (run.sh --nvme-zns), no conventional zone, max_active 8   ZONEKIT_TEST_ZNS
 #
+# Environment passed on the kernel command line (ZONEKIT_VM_APPEND): zonekit.seed=HEX replays a
+# random differential (ZONEKIT_DIFF_SEED), zonekit.steps=N sets its steps per run.
 # With `zonekit.record=1` on the kernel command line (ZONEKIT_VM_APPEND=zonekit.record=1), the
 # `record` test also saves raw zone reports and sysfs files, printed as a base64 tar.gz between
 # ZONEKIT-RECORD-BEGIN / ZONEKIT-RECORD-END lines (see crates/zonekit-dev/testdata/linux/README.md).
 # Exit status: 0 if every test passed, else a failing run's status.
 
 set -u
-bin=$(ls /bin/linux_vm-* 2>/dev/null | head -1)
-[ -n "$bin" ] || { echo "linux-tests: no /bin/linux_vm-* (pass the test binary with --bin)"; exit 2; }
+bins=$(ls /bin/linux_vm-* 2>/dev/null)
+[ -n "$bins" ] || { echo "linux-tests: no /bin/linux_vm-* (pass the test binaries with --bin)"; exit 2; }
 
 modprobe null_blk nr_devices=0 || { echo "linux-tests: modprobe null_blk failed"; exit 2; }
 mk_nullb() {   # mk_nullb NAME BLOCKSIZE ZONE_CAPACITY_MB MAX_OPEN MAX_ACTIVE
@@ -48,8 +53,25 @@ while [ $i -lt 100 ] && [ -z "$sd" ]; do
 done
 [ -n "$sd" ] && [ -b "/dev/$sd" ] || { echo "linux-tests: no scsi_debug disk"; exit 2; }
 
+modprobe nvme || { echo "linux-tests: modprobe nvme failed"; exit 2; }
+zns=""
+i=0
+while [ $i -lt 100 ] && [ -z "$zns" ]; do
+    for d in /sys/block/nvme*n*; do
+        [ -e "$d/queue/zoned" ] && [ "$(cat "$d/queue/zoned")" = host-managed ] && zns=$(basename "$d")
+    done
+    [ -n "$zns" ] || { sleep 0.1; i=$((i + 1)); }
+done
+[ -n "$zns" ] && [ -b "/dev/$zns" ] || { echo "linux-tests: no NVMe ZNS namespace (run.sh --nvme-zns)"; exit 2; }
+
 export ZONEKIT_TEST_NULLB=/dev/zk0 ZONEKIT_TEST_NULLB_ZCAP=/dev/zkcap ZONEKIT_TEST_NULLB_4K=/dev/zk4k
-export ZONEKIT_TEST_ZBC=/dev/$sd
+export ZONEKIT_TEST_ZBC=/dev/$sd ZONEKIT_TEST_ZNS=/dev/$zns
+for arg in $(cat /proc/cmdline); do
+    case $arg in
+        zonekit.seed=*) export ZONEKIT_DIFF_SEED=${arg#zonekit.seed=} ;;
+        zonekit.steps=*) export ZONEKIT_DIFF_STEPS=${arg#zonekit.steps=} ;;
+    esac
+done
 export ZONEKIT_TEST_REQUIRE=1 RUST_BACKTRACE=1
 record=0
 grep -q 'zonekit.record=1' /proc/cmdline && record=1
@@ -63,24 +85,27 @@ if [ $record = 1 ]; then
         echo "  zkcap: blocksize=512  zone_capacity=3 zone_max_open=4 zone_max_active=8"
         echo "  zk4k:  blocksize=4096 zone_capacity=4 zone_max_open=6 zone_max_active=0"
         echo "scsi_debug: zbc=managed dev_size_mb=64 zone_size_mb=4 zone_nr_conv=1 zone_max_open=4 (/dev/$sd)"
+        echo "nvme: QEMU nvme-ns zoned=true zone_size=4M max_open=4 max_active=8, zasl=5 (/dev/$zns)"
     } > "$ZONEKIT_RECORD_DIR/PROVENANCE"
 fi
 
-echo "linux-tests: $bin on zk0, zkcap, zk4k, $sd (kernel $(uname -r))"
+echo "linux-tests: $(echo $bins) on zk0, zkcap, zk4k, $sd, $zns (kernel $(uname -r))"
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 since() { awk -v a="$1" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }'; }
-# One test per run of the binary (in the order the harness lists them), to time each.
-tests=$("$bin" --list --ignored 2>/dev/null | sed -n 's/: test$//p')
-[ -n "$tests" ] || { echo "linux-tests: $bin lists no tests"; exit 2; }
 start=$(uptime_s)
 rc=0 summary="" passed=0 failed=0
-for t in $tests; do
-    t0=$(uptime_s)
-    "$bin" --ignored --exact --test-threads=1 --nocapture "$t"
-    r=$?
-    if [ $r = 0 ]; then passed=$((passed + 1)); res=PASS; else failed=$((failed + 1)); res=FAIL; rc=$r; fi
-    summary="$summary
-linux-tests: $res $t ($(since "$t0") s)"
+for bin in $bins; do
+    # One test per run of the binary (in the order the harness lists them), to time each.
+    tests=$("$bin" --list --ignored 2>/dev/null | sed -n 's/: test$//p')
+    [ -n "$tests" ] || { echo "linux-tests: $bin lists no tests"; exit 2; }
+    for t in $tests; do
+        t0=$(uptime_s)
+        "$bin" --ignored --exact --test-threads=1 --nocapture "$t"
+        r=$?
+        if [ $r = 0 ]; then passed=$((passed + 1)); res=PASS; else failed=$((failed + 1)); res=FAIL; rc=$r; fi
+        summary="$summary
+linux-tests: $res $(basename "$bin") $t ($(since "$t0") s)"
+    done
 done
 echo "$summary"
 echo "linux-tests: $passed passed, $failed failed in $(since "$start") s"

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Run a test script inside a QEMU (TCG) VM that boots the current Debian 12
-# kernel, so that the Linux zoned-block backend can be tested against real
-# kernel zoned devices (null_blk, scsi_debug ZBC) on hosts without zoned support.
+# Run a test script inside a QEMU (TCG) VM that boots a Debian 12 kernel (6.1, or 6.12 from
+# bookworm-backports), so that the Linux zoned-block backend can be tested against real kernel
+# zoned devices (null_blk, scsi_debug ZBC, a QEMU NVMe ZNS namespace) on hosts without zoned support.
 #
-# Usage: scripts/vm/run.sh [--bin PATH]... [--module NAME]... [--log FILE] TEST_SCRIPT
+# Usage: scripts/vm/run.sh [--kernel 6.1|6.12] [--nvme-zns] [--bin PATH]... [--module NAME]... [--log FILE] TEST_SCRIPT
 #
+#   --kernel SERIES the kernel series to boot: 6.1 (Debian 12's own, the default) or 6.12
+#                   (bookworm-backports, fetched through a private apt configuration); the lane
+#                   never boots another series than the one asked for
+#   --nvme-zns      add a QEMU NVMe controller with one zoned namespace (16 zones of 4 MiB,
+#                   max_open 4, max_active 8, zone append limit 128 KiB) and ship the nvme module
 #   --bin PATH      copy PATH into the VM as /bin/<basename> (plus the shared
 #                   libraries ldd lists for it, at the same paths); repeatable
 #   --module NAME   also ship kernel module NAME (and its dependencies) so the
@@ -20,6 +25,7 @@
 # --bin put a binary of that name in /bin; call such binaries as /bin/NAME.
 #
 # Environment:
+#   ZONEKIT_VM_KERNEL   the kernel series when --kernel is not given (default 6.1)
 #   ZONEKIT_VM_CACHE    cache dir (default $HOME/.cache/zonekit-vm)
 #   ZONEKIT_VM_TIMEOUT  seconds before the VM is killed (default 300)
 #   ZONEKIT_VM_MEM      guest memory in MiB (default 1024)
@@ -30,9 +36,10 @@
 #
 # Inside the VM: /init mounts proc, sys, devtmpfs, configfs and /tmp, and
 # insmods the support modules (configfs, scsi_mod, sd_mod, t10-pi and the CRC
-# modules). null_blk and scsi_debug are shipped but NOT loaded, because their
-# zoned parameters can only be given at load time; the test script loads them
-# with `modprobe null_blk ...` / `modprobe scsi_debug zbc=managed ...`.
+# modules). null_blk, scsi_debug (and nvme with --nvme-zns) are shipped but NOT
+# loaded, because their zoned parameters can only be given at load time; the
+# test script loads them with `modprobe null_blk ...` /
+# `modprobe scsi_debug zbc=managed ...` / `modprobe nvme`.
 set -euo pipefail
 
 log() { printf 'zonekit-vm: %s\n' "$*" >&2; }
@@ -45,8 +52,13 @@ usage() { sed -n '6,/^# Inside the VM/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' 
 bins=()
 extra_modules=()
 log_file=""
+series="${ZONEKIT_VM_KERNEL:-6.1}"
+nvme_zns=0
 while [ $# -gt 0 ]; do
     case "$1" in
+        --kernel) [ $# -ge 2 ] || usage; series="$2"; shift 2 ;;
+        --kernel=*) series="${1#--kernel=}"; shift ;;
+        --nvme-zns) nvme_zns=1; shift ;;
         --bin) [ $# -ge 2 ] || usage; bins+=("$2"); shift 2 ;;
         --bin=*) bins+=("${1#--bin=}"); shift ;;
         --module) [ $# -ge 2 ] || usage; extra_modules+=("$2"); shift 2 ;;
@@ -63,6 +75,11 @@ done
 test_script="$1"
 [ -f "$test_script" ] || die "test script not found: $test_script"
 for b in ${bins[@]+"${bins[@]}"}; do [ -f "$b" ] || die "--bin not found: $b"; done
+case "$series" in
+    6.1) kpkg_re='linux-image-6\.1\.0-[0-9]+-amd64' ;;
+    6.12) kpkg_re='linux-image-6\.12\.[0-9]+\+deb12-amd64' ;;
+    *) die "--kernel must be 6.1 or 6.12, not '$series'" ;;
+esac
 
 cache="${ZONEKIT_VM_CACHE:-$HOME/.cache/zonekit-vm}"
 timeout_s="${ZONEKIT_VM_TIMEOUT:-300}"
@@ -75,6 +92,7 @@ smp="${ZONEKIT_VM_SMP:-2}"
 preload_modules=(configfs crct10dif_generic crc64_rocksoft_generic sd_mod)
 # Modules that are shipped but left for the test script to load with parameters.
 ship_modules=(null_blk scsi_debug ${extra_modules[@]+"${extra_modules[@]}"})
+[ "$nvme_zns" -eq 0 ] || ship_modules+=(nvme)
 
 t_start=$(now)
 mkdir -p "$cache"
@@ -108,32 +126,74 @@ blkzone=$(command -v blkzone || echo /usr/sbin/blkzone)
 [ -x "$blkzone" ] || die "blkzone not found (package util-linux)"
 
 # --- 2. kernel: resolve via linux-image-amd64, download, extract (cached) ----
+# 6.1 comes from the host's own apt sources (bookworm, bookworm-security). 6.12 comes from
+# bookworm-backports through a private apt configuration in $cache/apt-backports (its own
+# sources.list naming the host's Debian mirror, its own package lists and cache), used for the
+# look-up and the download only: /etc/apt and the host's lists are never touched.
+apt_cfg=()
+if [ "$series" = 6.12 ]; then
+    bdir="$cache/apt-backports"
+    mkdir -p "$bdir/lists/partial" "$bdir/cache/archives/partial" "$bdir/parts"
+    if [ ! -s "$bdir/sources.list" ]; then
+        # The mirror the host gets bookworm from (apt-cache policy: " 500 URI bookworm/main amd64 Packages").
+        host_mirror() { apt-cache policy 2>/dev/null | awk '$3 == "bookworm/main" && $4 == "amd64" { print $2; exit }'; }
+        mirror=${ZONEKIT_VM_DEBIAN_MIRROR:-$(host_mirror)}
+        [ -n "$mirror" ] || { apt_update; mirror=$(host_mirror); }
+        [ -n "$mirror" ] || die "kernel 6.12: no Debian bookworm mirror in the host's apt sources (set ZONEKIT_VM_DEBIAN_MIRROR)"
+        keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+        opts=""
+        [ ! -f "$keyring" ] || opts="[signed-by=$keyring] "
+        echo "deb ${opts}${mirror} bookworm-backports main" > "$bdir/sources.list"
+    fi
+    apt_cfg=(-o "Dir::Etc::sourcelist=$bdir/sources.list" -o "Dir::Etc::sourceparts=$bdir/parts"
+        -o "Dir::Etc::preferences=$bdir/parts/none" -o "Dir::Etc::preferencesparts=$bdir/parts"
+        -o "Dir::State::Lists=$bdir/lists" -o "Dir::Cache=$bdir/cache"
+        -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=)
+fi
+lists_updated=0
+lists_update() {   # the package lists the kernel's look-up reads: the host's, or the private ones
+    if [ "$series" = 6.1 ]; then apt_update; return 0; fi
+    [ "$lists_updated" -eq 0 ] || return 0
+    lists_updated=1
+    log "apt-get update (private bookworm-backports lists in $bdir)"
+    apt-get "${apt_cfg[@]}" -o APT::Sandbox::User=root update -qq >/dev/null 2>&1 ||
+        log "warning: apt-get update of bookworm-backports failed"
+}
 resolve_kernel() {
-    # Prints "<package> <version>" of the linux-image-6.1.0-NN-amd64 that the
-    # candidate linux-image-amd64 depends on ("Depends: linux-image-6.1.0-NN-amd64 (= V)").
+    # Prints "<package> <version>" of the linux-image-X-amd64 that the candidate
+    # linux-image-amd64 depends on ("Depends: linux-image-X-amd64 (= V)").
     local line pkg ver
-    line=$(apt-cache show --no-all-versions linux-image-amd64 2>/dev/null) || return 1
+    line=$(apt-cache ${apt_cfg[@]+"${apt_cfg[@]}"} show --no-all-versions linux-image-amd64 2>/dev/null) || return 1
     line=$(grep -m1 '^Depends:' <<< "$line") || return 1
     pkg=$(grep -oE 'linux-image-[0-9][^ ,(]*-amd64' <<< "$line" | head -1)
     [ -n "$pkg" ] || return 1
-    ver=$(sed -nE "s/.*${pkg} \(= ([^)]+)\).*/\1/p" <<< "$line")
-    [ -n "$ver" ] || ver=$(apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ { print $2 }')
+    ver=$(sed -nE "s/.*${pkg//+/\\+} \(= ([^)]+)\).*/\1/p" <<< "$line")
+    [ -n "$ver" ] || ver=$(apt-cache ${apt_cfg[@]+"${apt_cfg[@]}"} policy "$pkg" 2>/dev/null | awk '/Candidate:/ { print $2 }')
     [ -n "$ver" ] && [ "$ver" != "(none)" ] || return 1
     echo "$pkg $ver"
+}
+resolve_checked() {   # resolve_kernel, refusing a kernel of another series
+    local r
+    r=$(resolve_kernel) || return 1
+    grep -qE "^${kpkg_re} " <<< "$r" ||
+        die "kernel $series: linux-image-amd64 resolves to ${r%% *}, not a $series kernel"
+    echo "$r"
 }
 
 exec 9>"$cache/.lock"
 flock 9   # serialise concurrent runs while touching the cache
 
 kpkg="" kver_deb=""
-if ! read -r kpkg kver_deb < <(resolve_kernel); then
-    apt_update
-    read -r kpkg kver_deb < <(resolve_kernel) || true
+[ "$series" = 6.1 ] || [ -n "$(ls "$bdir/lists" 2>/dev/null | grep -v partial)" ] || lists_update
+if ! read -r kpkg kver_deb < <(resolve_checked); then
+    lists_update
+    read -r kpkg kver_deb < <(resolve_checked) || true
 fi
 if [ -z "$kpkg" ]; then
-    # Offline fallback: newest complete extraction in the cache.
-    kdir=$(ls -d "$cache"/kernel/linux-image-*/ 2>/dev/null | sort -V | tail -1 || true)
-    [ -n "$kdir" ] && [ -f "$kdir/.complete" ] || die "cannot resolve linux-image-amd64 and nothing cached"
+    # Offline fallback: the newest complete extraction of the same series in the cache.
+    kdir=$(ls -d "$cache"/kernel/linux-image-*/ 2>/dev/null | grep -E "/${kpkg_re}_[^/]*/\$" | sort -V | tail -1 || true)
+    [ -n "$kdir" ] && [ -f "$kdir/.complete" ] ||
+        die "kernel $series: cannot resolve linux-image-amd64 (apt) and no $series kernel is cached"
     kdir=${kdir%/}
     log "warning: apt-cache cannot resolve linux-image-amd64; using cached $(basename "$kdir")"
 else
@@ -143,18 +203,18 @@ fi
 if [ ! -f "$kdir/.complete" ]; then
     t_dl=$(now)
     mkdir -p "$cache/debs"
-    apt_opts=(-qq)
+    apt_opts=(-qq ${apt_cfg[@]+"${apt_cfg[@]}"})
     [ "$(id -u)" -ne 0 ] || apt_opts+=(-o APT::Sandbox::User=root)
     deb=$(ls "$cache/debs/${kpkg}_${kver_deb//:/%3a}_amd64.deb" 2>/dev/null || true)
     if [ -z "$deb" ]; then
         log "downloading $kpkg $kver_deb"
         if ! (cd "$cache/debs" && apt-get download "${apt_opts[@]}" "$kpkg=$kver_deb" >/dev/null 2>&1); then
             # Stale package lists point at a version the archive has dropped.
-            apt_update
-            read -r kpkg kver_deb < <(resolve_kernel) || die "cannot resolve linux-image-amd64"
+            lists_update
+            read -r kpkg kver_deb < <(resolve_checked) || die "kernel $series: cannot resolve linux-image-amd64"
             kdir="$cache/kernel/${kpkg}_${kver_deb}"
             (cd "$cache/debs" && apt-get download "${apt_opts[@]}" "$kpkg=$kver_deb" >/dev/null 2>&1) ||
-                die "apt-get download $kpkg=$kver_deb failed"
+                die "kernel $series: apt-get download $kpkg=$kver_deb failed"
         fi
         deb=$(ls "$cache/debs/${kpkg}_"*"_amd64.deb" | sort -V | tail -1)
         log "downloaded in $(elapsed "$t_dl") s"
@@ -344,6 +404,17 @@ log "kernel $kv (${kpkg:+$kpkg $kver_deb, }booting $(basename "$boot_kernel")), 
     "$(wc -l < "$vm_moddir/modules.dep") modules, prepared in $(elapsed "$t_start") s"
 
 # --- 4. boot ----------------------------------------------------------------
+# NVMe ZNS (QEMU 7.2's nvme-ns zoned=true): 16 zones of 4 MiB on a sparse 64 MiB file made anew
+# for each boot (QEMU keeps no zone state: every zone starts empty). ZNS has no conventional
+# zones. max_open 4 and max_active 8 as the null_blk device; zoned.zasl=5 limits zone append to
+# 2^5 pages of 4 KiB (128 KiB); 512 B logical blocks.
+nvme_args=()
+if [ "$nvme_zns" -eq 1 ]; then
+    truncate -s 64M "$work/zns.img"
+    nvme_args=(-drive "file=$work/zns.img,id=zns0,format=raw,if=none,cache=unsafe"
+        -device "nvme,id=nvme0,serial=zonekit-zns,zoned.zasl=5"
+        -device "nvme-ns,drive=zns0,bus=nvme0,nsid=1,logical_block_size=512,physical_block_size=512,zoned=true,zoned.zone_size=4M,zoned.zone_capacity=4M,zoned.max_open=4,zoned.max_active=8")
+fi
 console="$work/console.log"
 t_boot=$(now)
 set +e
@@ -351,7 +422,7 @@ timeout -k 10 "$timeout_s" qemu-system-x86_64 \
     -accel tcg -cpu max -m "$mem" -smp "$smp" \
     -kernel "$boot_kernel" -initrd "$initrd" \
     -append "console=ttyS0 quiet panic=-1 ${ZONEKIT_VM_APPEND:-}" \
-    -nographic -no-reboot -nic none \
+    -nographic -no-reboot -nic none ${nvme_args[@]+"${nvme_args[@]}"} \
     < /dev/null 2>&1 | sed -u 's/\r$//; s/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' | tee "$console"
 qemu_status=${PIPESTATUS[0]}
 set -e
