@@ -395,6 +395,8 @@ impl Runner {
         let dev = Arc::new(EmulatedDevice::new("test", kind, &config, Box::new(MemoryStore::new())));
         let rec = Arc::new(Recorder { dev, log: Mutex::new(Vec::new()) });
         self.bdev = Some(BlockDevice::new(rec.clone()));
+        // The block layer reads the zones once when it takes the device (its plugs); not a case's.
+        rec.take();
         self.rec = Some(rec);
         Ok("ok".into())
     }
@@ -418,8 +420,9 @@ impl Runner {
             }
         }
         let rec = self.rec()?.clone();
-        match BlockDevice::with_overrides(rec, &o) {
+        match BlockDevice::with_overrides(rec.clone(), &o) {
             Ok(b) => {
+                rec.take();
                 self.bdev = Some(b);
                 Ok("ok".into())
             }

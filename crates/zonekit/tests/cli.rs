@@ -138,12 +138,14 @@ fn bad_input_is_one_line_and_exit_2() {
 #[test]
 fn zone_rule_failures_are_exit_1_with_errno() {
     assert_fails(&zonekit(&["zone", "reset", "@nullb-small", "-c", "1"]), 1, "conventional zone (EIO)");
-    assert_fails(&zonekit(&["zone", "reset", "@zbc-small", "-c", "1"]), 1, "(EREMOTEIO)");
+    // Linux 6.10+ fails a reset of a conventional zone in the block layer: EIO on SCSI too.
+    assert_fails(&zonekit(&["zone", "reset", "@zbc-small", "-c", "1"]), 1, "conventional zone (EIO)");
     assert_fails(
         &zonekit(&["zone", "write", "@nullb-small", "-o", "8200", "-l", "8"]),
         1,
         "write not at the write pointer (EIO)",
     );
+    // An empty zone has no plug: the write reaches the disk, which refuses it with its errno.
     assert_fails(&zonekit(&["zone", "write", "@zbc-small", "-o", "8200", "-l", "8"]), 1, "(EREMOTEIO)");
     assert_fails(
         &zonekit(&["zone", "close", "@nullb-small", "-o", "8192", "-c", "1"]),
@@ -235,8 +237,9 @@ fn persistent_device_keeps_its_zones() {
     assert_eq!(o.stdout, vec![7u8; 512]);
     let o = zonekit(&["zone", "report", d, "--cond", "full,imp_open", "--count-only"]);
     assert_eq!(stdout(&o), "2\n");
-    // Writes off the write pointer fail with the personality's errno, and change nothing.
-    assert_fails(&zonekit(&["zone", "write", d, "-o", "16384", "-l", "8"]), 1, "(EREMOTEIO)");
+    // A write off the write pointer of a partially written zone fails in the block layer's zone
+    // write plug (EIO whatever the transport, as Linux 6.10+), and changes nothing.
+    assert_fails(&zonekit(&["zone", "write", d, "-o", "16384", "-l", "8"]), 1, "write not at the write pointer (EIO)");
     let o = zonekit(&["zone", "reset", d, "-o", "8192", "-c", "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let o = zonekit(&["zone", "report", d, "--cond", "em", "--count-only"]);

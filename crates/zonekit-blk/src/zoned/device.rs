@@ -8,8 +8,9 @@
 
 use super::limits::{LimitOverrides, QueueLimits, ZoneAppendMode};
 use super::mgmt::{self, MgmtCommand};
+use super::plug::{Bio, Event, PlugConfig, Plugs, Recovery};
 use super::split;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use zonekit_core::{
     DeviceError, DeviceInfo, DeviceKind, DeviceResult, Errno, SECTOR_SIZE, Zone, ZoneCond, ZoneOp, ZonedDevice,
 };
@@ -68,6 +69,9 @@ pub struct BlockDevice {
     limits: QueueLimits,
     /// The kernel does the block layer's work (a Linux device).
     passthrough: bool,
+    /// The zone write plugs (not for a Linux device): made at open for the partially written
+    /// zones, as the kernel keeps them for as long as the disk is there.
+    plugs: Option<Mutex<Plugs>>,
 }
 
 impl std::fmt::Debug for BlockDevice {
@@ -92,7 +96,22 @@ impl BlockDevice {
 
     fn with_limits(dev: Arc<dyn ZonedDevice>, limits: QueueLimits) -> BlockDevice {
         let passthrough = dev.info().kind == DeviceKind::Linux;
-        BlockDevice { dev, limits, passthrough }
+        let plugs = (!passthrough).then(|| {
+            let info = dev.info();
+            let mut p = Plugs::new(PlugConfig {
+                geometry: info.geometry.clone(),
+                max_sectors: limits.max_sectors(),
+                qd1: info.queue.zoned_qd1_writes,
+                native_append: limits.zone_append == ZoneAppendMode::Native,
+                recovery: Recovery::default(),
+            });
+            let mut zones = Vec::new();
+            if dev.report_zones(0, usize::MAX, &mut zones).is_ok() {
+                p.revalidate(&zones);
+            }
+            Mutex::new(p)
+        });
+        BlockDevice { dev, limits, passthrough, plugs }
     }
 
     /// The device underneath.
@@ -265,9 +284,38 @@ impl BlockDevice {
     // One method per kind of device command: every command the block layer issues goes through
     // one of these.
 
-    /// One write command (a piece of a split write, or an emulated zone append).
+    /// One write command (a piece of a split write, or an emulated zone append), through the
+    /// zone's write plug: checked against the plug's write pointer (EIO in the block layer), sent,
+    /// and the plug told how it ended.
     fn dispatch_write(&self, sector: u64, buf: &[u8]) -> DeviceResult<()> {
-        self.dev.write_at(sector, buf)
+        let Some(plugs) = &self.plugs else { return self.dev.write_at(sector, buf) };
+        let mut p = plugs.lock().unwrap_or_else(|e| e.into_inner());
+        let mut ev = Vec::new();
+        p.submit(Bio { id: 0, sector, sectors: buf.len() as u64 / SECTOR_SIZE, append: false }, &mut ev);
+        let mut result = Ok(());
+        while !ev.is_empty() {
+            for e in std::mem::take(&mut ev) {
+                match e {
+                    Event::Direct(_) => result = self.dev.write_at(sector, buf),
+                    Event::Dispatch(req) => {
+                        result = self.dev.write_at(req.sector, buf);
+                        p.complete(req.zone, result.is_ok(), &mut ev);
+                    }
+                    Event::Fail(_, why) => {
+                        result = Err(plug_error(why, &self.dev.info().geometry, sector));
+                    }
+                    Event::Resync(zone) => {
+                        let mut zones = Vec::new();
+                        if self.dev.report_zones(self.dev.info().geometry.zone_start(zone), 1, &mut zones).is_ok()
+                            && let Some(z) = zones.first()
+                        {
+                            p.sync_wp(z, &mut ev);
+                        }
+                    }
+                }
+            }
+        }
+        result
     }
 
     /// One read command.
@@ -283,6 +331,25 @@ impl BlockDevice {
     /// One zone management command: one zone, or a reset-all (the device's reset of its whole
     /// capacity).
     fn dispatch_mgmt(&self, cmd: MgmtCommand) -> DeviceResult<()> {
+        if let Some(plugs) = &self.plugs {
+            let g = &self.dev.info().geometry;
+            let mut p = plugs.lock().unwrap_or_else(|e| e.into_inner());
+            let mut ev = Vec::new();
+            match cmd {
+                MgmtCommand::Zone { op: op @ (ZoneOp::Reset | ZoneOp::Finish), sector, .. } => {
+                    let zone = g.zone_index(sector).unwrap_or(0);
+                    if g.is_conventional(zone) {
+                        // blk_zone_wplug_handle_reset_or_finish: EIO, whatever the transport.
+                        let error =
+                            zonekit_core::ZoneError::new(zonekit_core::ZoneErrorKind::Conventional, Some(zone), sector);
+                        return Err(DeviceError::Zone { error, errno: Errno::EIO });
+                    }
+                    if op == ZoneOp::Reset { p.reset(zone, &mut ev) } else { p.finish(zone, &mut ev) }
+                }
+                MgmtCommand::ResetAll => p.reset_all(&mut ev),
+                MgmtCommand::Zone { .. } => {}
+            }
+        }
         match cmd {
             MgmtCommand::Zone { op, sector, nr } => self.dev.zone_mgmt(op, sector, nr),
             MgmtCommand::ResetAll => self.dev.zone_mgmt(ZoneOp::Reset, 0, self.limits.capacity),
@@ -291,13 +358,39 @@ impl BlockDevice {
 
     /// One report zones command.
     fn dispatch_report(&self, sector: u64, max: usize, out: &mut Vec<Zone>) -> DeviceResult<()> {
-        self.dev.report_zones(sector, max, out)
+        let from = out.len();
+        self.dev.report_zones(sector, max, out)?;
+        // A report tells the plugs of the zones it covers their write pointers again.
+        if let Some(plugs) = &self.plugs {
+            let mut p = plugs.lock().unwrap_or_else(|e| e.into_inner());
+            let mut ev = Vec::new();
+            for z in &out[from..] {
+                p.sync_wp(z, &mut ev);
+            }
+        }
+        Ok(())
     }
 
     /// One flush command.
     fn dispatch_flush(&self) -> DeviceResult<()> {
         self.dev.flush()
     }
+}
+
+/// A write the zone write plug refused: EIO, with the reason (and no OS error text).
+fn plug_error(why: super::plug::FailReason, geometry: &zonekit_core::Geometry, sector: u64) -> DeviceError {
+    use super::plug::FailReason as F;
+    use zonekit_core::{ZoneError, ZoneErrorKind as K};
+    let kind = match why {
+        F::Unaligned => K::NotWritePointer,
+        F::ZoneFull => K::ZoneFull,
+        F::Straddles => K::BoundaryCrossing,
+        F::AppendConventional => K::Conventional,
+        F::NeedWpUpdate | F::Aborted => {
+            return DeviceError::io(format!("sector {sector}: {why}"), std::io::Error::from_raw_os_error(Errno::EIO.0));
+        }
+    };
+    DeviceError::Zone { error: ZoneError::new(kind, geometry.zone_index(sector), sector), errno: Errno::EIO }
 }
 
 /// The error of a split request whose pieces `errors` failed (piece index and error, in order) out

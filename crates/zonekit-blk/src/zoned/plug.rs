@@ -86,6 +86,21 @@ pub enum FailReason {
     Aborted,
 }
 
+impl std::fmt::Display for FailReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FailReason::Straddles => "crosses a zone boundary",
+            FailReason::AppendConventional => "zone append to a conventional zone",
+            FailReason::ZoneFull => "the zone is full",
+            FailReason::Unaligned => "not at the zone's write pointer",
+            FailReason::NeedWpUpdate => {
+                "the zone's write pointer is unknown since a failed write (report the zone, or reset or finish it)"
+            }
+            FailReason::Aborted => "aborted with its zone's plug",
+        })
+    }
+}
+
 /// What to do now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
