@@ -20,11 +20,13 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use zonekit_core::{
-    Command, CommandKind, DeviceError, DeviceKind, Done, Personality, QueueSettings, TimingModel, Zone, ZoneOp,
-    ZonedDevice,
+    Command, CommandKind, DeviceError, DeviceKind, Done, Errno, QueueSettings, TimingModel, Zone, ZoneOp, ZonedDevice,
 };
 
+use super::limits::{LimitOverrides, QueueLimits};
+use super::mgmt::{self, MgmtCommand};
 use super::plug::{Bio, Event, PlugConfig, Plugs, Recovery, Request};
+use super::split;
 
 /// How a device's queue is set up for a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +140,7 @@ struct State {
 pub struct DeviceQueue {
     device: Arc<dyn ZonedDevice>,
     config: QueueConfig,
+    limits: QueueLimits,
     model_name: Option<String>,
     keeps_data: bool,
     state: Mutex<State>,
@@ -164,11 +167,13 @@ fn parent_of(id: u64) -> u64 {
 }
 
 /// An I/O split into pieces, until every piece has completed.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct SplitIo {
+    pieces: u32,
     remaining: u32,
     bytes: i32,
-    error: Option<i32>,
+    /// The pieces that failed (index, errno), for [`split::split_errno`].
+    failed: Vec<(usize, Errno)>,
     sent_ns: u64,
     append_sector: Option<u64>,
 }
@@ -182,12 +187,18 @@ impl DeviceQueue {
     /// that will drive it).
     pub fn new(device: Arc<dyn ZonedDevice>, config: QueueConfig, model: Option<Box<dyn TimingModel>>) -> DeviceQueue {
         let info = device.info();
+        let overrides = LimitOverrides {
+            max_sectors_kb: Some(config.settings.max_sectors_kb),
+            zoned_qd1_writes: Some(config.settings.zoned_qd1_writes),
+            ..LimitOverrides::default()
+        };
+        let limits = QueueLimits::with_overrides(info, &overrides).unwrap_or_else(|_| QueueLimits::from_info(info));
         let plugs = (info.kind != DeviceKind::Linux).then(|| {
             let mut p = Plugs::new(PlugConfig {
                 geometry: info.geometry.clone(),
-                max_sectors: u64::from(config.settings.max_sectors_kb.max(1)) * 2,
+                max_sectors: limits.max_sectors(),
                 qd1: config.settings.zoned_qd1_writes,
-                native_append: info.personality != Personality::Zbc,
+                native_append: limits.zone_append == super::limits::ZoneAppendMode::Native,
                 recovery: config.recovery,
             });
             Self::revalidate_plugs(&*device, &mut p);
@@ -198,6 +209,7 @@ impl DeviceQueue {
         DeviceQueue {
             device,
             config,
+            limits,
             model_name,
             keeps_data,
             state: Mutex::new(State {
@@ -240,6 +252,11 @@ impl DeviceQueue {
         &self.device
     }
 
+    /// The queue limits (the device's, with the run's settings).
+    pub fn limits(&self) -> &QueueLimits {
+        &self.limits
+    }
+
     /// The queue's configuration.
     pub fn config(&self) -> &QueueConfig {
         &self.config
@@ -273,17 +290,9 @@ impl DeviceQueue {
     }
 
     /// The pieces of an I/O of `sectors` at `sector`: split at zone boundaries and at the request
-    /// size cap, as the kernel splits a bio to its queue's limits (`bio_split_to_limits`).
+    /// size cap, as the kernel splits a bio to its queue's limits ([`split::pieces`]).
     fn pieces(&self, sector: u64, sectors: u64, out: &mut Vec<(u64, u64)>) {
-        let g = &self.device.info().geometry;
-        let max = u64::from(self.config.settings.max_sectors_kb.max(1)) * 2;
-        let (mut at, end) = (sector, sector + sectors);
-        while at < end {
-            let zone_end = g.zone_index(at).map_or(end, |z| g.zone_start(z) + g.zone_len(z));
-            let n = (end - at).min(zone_end - at).min(max);
-            out.push((at, n));
-            at += n;
-        }
+        out.extend(split::pieces(&self.limits, sector, sectors).map(|p| (p.sector, p.sectors)));
         if out.is_empty() {
             out.push((sector, 0));
         }
@@ -360,7 +369,14 @@ impl DeviceQueue {
     /// Note that the I/O `id` goes to the device in `n` pieces (nothing to note for one).
     fn start_split(&self, s: &mut State, id: u64, n: usize, now: u64) {
         if n > 1 {
-            let split = SplitIo { remaining: n as u32, bytes: 0, error: None, sent_ns: now, append_sector: None };
+            let split = SplitIo {
+                pieces: n as u32,
+                remaining: n as u32,
+                bytes: 0,
+                failed: Vec::new(),
+                sent_ns: now,
+                append_sector: None,
+            };
             s.splits.insert(parent_of(id), split);
         }
     }
@@ -373,8 +389,7 @@ impl DeviceQueue {
         if let Some(sp) = s.splits.get_mut(&parent) {
             sp.remaining -= 1;
             if result < 0 {
-                // As a chained bio: the I/O fails with the first error that completes.
-                sp.error.get_or_insert(result);
+                sp.failed.push((((id >> 32) & 0xffff) as usize, Errno(-result)));
             } else {
                 sp.bytes += result;
             }
@@ -383,10 +398,12 @@ impl DeviceQueue {
             if sp.remaining > 0 {
                 return;
             }
-            let sp = s.splits.remove(&parent).expect("split");
+            let mut sp = s.splits.remove(&parent).expect("split");
+            sp.failed.sort_unstable();
+            let errno = split::split_errno(&sp.failed, sp.pieces as usize);
             f = Finished {
                 tag,
-                result: sp.error.unwrap_or(sp.bytes),
+                result: errno.map_or(sp.bytes, |e| -e.0),
                 at_ns: at,
                 sent_ns: sp.sent_ns,
                 append_sector: sp.append_sector,
@@ -512,32 +529,50 @@ impl DeviceQueue {
         self.send(s, now, CommandKind::Write, req.sector, req.sectors, req.sectors, parts, Some(req.zone));
     }
 
-    /// Reset the zones of a range (the plugs first, at submission as Linux 6.12), zone by zone,
-    /// carrying on after a failing zone: 0, or the errno of the last zone that failed.
+    /// Reset the zones of a range as `blkdev_zone_mgmt` does ([`mgmt::plan`]: `EINVAL` for a bad
+    /// range, one reset-all for the whole device, else zone by zone carrying on after a failing
+    /// zone), the plugs first, at submission as Linux 6.12 does: 0, or the errno
+    /// [`mgmt::range_errno`] picks. A conventional zone's reset fails in the block layer (EIO).
     fn reset(&self, s: &mut State, now: u64, sector: u64, sectors: u64) -> i32 {
-        let g = &self.device.info().geometry;
-        let (Some(first), Some(last)) = (g.zone_index(sector), g.zone_index(sector + sectors.max(1) - 1)) else {
-            return -libc::EINVAL;
+        let plan = match mgmt::plan(&self.limits, ZoneOp::Reset, sector, sectors) {
+            Ok(p) => p,
+            Err(e) => return -e.errno().0,
         };
-        if g.zone_start(first) != sector || g.zone_start(last) + g.zone_len(last) != sector + sectors {
-            return -libc::EINVAL;
-        }
+        let g = &self.device.info().geometry;
         let mut events = std::mem::take(&mut s.events);
-        if let Some(p) = s.plugs.as_mut() {
-            for z in first..=last {
-                p.reset(z, &mut events);
+        let mut failed: Vec<(u64, Errno)> = Vec::new();
+        for cmd in plan.commands() {
+            let r = match cmd {
+                MgmtCommand::ResetAll => {
+                    if let Some(p) = s.plugs.as_mut() {
+                        p.reset_all(&mut events);
+                    }
+                    self.device.zone_mgmt(ZoneOp::Reset, 0, self.limits.capacity)
+                }
+                MgmtCommand::Zone { op, sector, nr } => {
+                    let zone = g.zone_index(sector).unwrap_or(0);
+                    if s.plugs.is_some() && g.is_conventional(zone) {
+                        failed.push((sector, Errno::EIO));
+                        continue;
+                    }
+                    if let Some(p) = s.plugs.as_mut() {
+                        p.reset(zone, &mut events);
+                    }
+                    self.device.zone_mgmt(op, sector, nr)
+                }
+            };
+            if let Err(e) = r {
+                let at = match cmd {
+                    MgmtCommand::Zone { sector, .. } => sector,
+                    MgmtCommand::ResetAll => 0,
+                };
+                failed.push((at, e.errno()));
             }
         }
         let mut used = false;
         self.handle(s, now, &mut events, None, &mut used);
         s.events = events;
-        let mut result = 0;
-        for z in first..=last {
-            if let Err(e) = self.device.zone_mgmt(ZoneOp::Reset, g.zone_start(z), g.zone_len(z)) {
-                result = neg(&e);
-            }
-        }
-        result
+        mgmt::range_errno(&failed).map_or(0, |e| -e.0)
     }
 
     /// Give a command to the model (or complete it at once without one).
