@@ -25,79 +25,10 @@
 
 use std::convert::Infallible;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 use zonekit_core::{
     Action, Counters, Failed, Geometry, INVALID_WP, Limits, MgmtTarget, Personality, ZoneCond, ZoneError, ZoneOp,
     ZoneTable,
 };
-
-/// One command and its expected output, with the comment and blank lines before it.
-struct Case {
-    /// Comment and blank lines preceding the command, verbatim.
-    preamble: Vec<String>,
-    /// 1-based line number of the command.
-    line: usize,
-    command: String,
-    expected: String,
-}
-
-/// A parsed script: its cases and whatever trails the last one.
-struct Script {
-    cases: Vec<Case>,
-    trailer: Vec<String>,
-}
-
-fn parse(path: &Path, text: &str) -> Script {
-    let lines: Vec<&str> = text.lines().collect();
-    let mut cases = Vec::new();
-    let mut preamble = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let l = lines[i];
-        if l.trim().is_empty() || l.starts_with('#') {
-            preamble.push(l.to_string());
-            i += 1;
-            continue;
-        }
-        let line = i + 1;
-        let command = l.trim().to_string();
-        i += 1;
-        assert!(
-            i < lines.len() && lines[i] == "----",
-            "{}:{}: expected `----` after the command `{command}`",
-            path.display(),
-            line
-        );
-        i += 1;
-        let mut out = Vec::new();
-        while i < lines.len() && !lines[i].trim().is_empty() {
-            out.push(lines[i]);
-            i += 1;
-        }
-        cases.push(Case { preamble: std::mem::take(&mut preamble), line, command, expected: out.join("\n") });
-    }
-    Script { cases, trailer: preamble }
-}
-
-fn render(script: &Script, outputs: &[String]) -> String {
-    let mut s = String::new();
-    for (case, out) in script.cases.iter().zip(outputs) {
-        for p in &case.preamble {
-            s.push_str(p);
-            s.push('\n');
-        }
-        s.push_str(&case.command);
-        s.push_str("\n----\n");
-        s.push_str(out);
-        s.push('\n');
-    }
-    // Keep a single blank line between cases: the next preamble usually starts with one.
-    for t in &script.trailer {
-        s.push_str(t);
-        s.push('\n');
-    }
-    s
-}
 
 /// The interpreter's state: the device under test, if one was created.
 #[derive(Default)]
@@ -361,63 +292,8 @@ impl Runner {
     }
 }
 
-fn testdata_files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn datadriven() {
-    let rewrite = std::env::var_os("ZONEKIT_REWRITE").is_some_and(|v| v == "1");
-    let files = testdata_files();
-    assert!(!files.is_empty(), "no testdata/*.txt files");
-    let mut failures = Vec::new();
-    let mut total = 0;
-    for path in &files {
-        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let script = parse(path, &text);
-        let mut runner = Runner::default();
-        let mut outputs = Vec::new();
-        for case in &script.cases {
-            total += 1;
-            let out = runner.run(&case.command).unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), case.line));
-            assert!(
-                !out.lines().any(|l| l.trim().is_empty()),
-                "{}:{}: output has a blank line",
-                path.display(),
-                case.line
-            );
-            if out != case.expected {
-                failures.push(format!(
-                    "{}:{}: {}\n--- expected\n{}\n--- actual\n{}\n",
-                    path.display(),
-                    case.line,
-                    case.command,
-                    case.expected,
-                    out
-                ));
-            }
-            outputs.push(out);
-        }
-        if rewrite {
-            let new = render(&script, &outputs);
-            if new != text {
-                std::fs::write(path, new).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            }
-        }
-    }
-    eprintln!("datadriven: {total} cases in {} files", files.len());
-    if !rewrite && !failures.is_empty() {
-        panic!(
-            "{} of {total} cases differ (ZONEKIT_REWRITE=1 rewrites them):\n\n{}",
-            failures.len(),
-            failures.join("\n")
-        );
-    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    zonekit_testkit::run(&dir, Runner::default, |r, cmd| r.run(cmd));
 }

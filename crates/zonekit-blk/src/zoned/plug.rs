@@ -323,15 +323,7 @@ impl Plugs {
             out.push(Event::Fail(bio, why));
             if why != FailReason::NeedWpUpdate {
                 // The failed write ends as any failed plugged write does.
-                match recovery {
-                    Recovery::Resync => out.push(Event::Resync(zone)),
-                    Recovery::NeedWpUpdate => {
-                        p.need_wp_update = true;
-                        for b in p.list.drain(..) {
-                            out.push(Event::Fail(b, FailReason::Aborted));
-                        }
-                    }
-                }
+                write_failed(p, zone, recovery, out);
             }
             return None;
         }
@@ -415,15 +407,7 @@ impl Plugs {
         if let Some(p) = self.plugs.get_mut(&zone) {
             p.in_flight = p.in_flight.saturating_sub(1);
             if !ok {
-                match recovery {
-                    Recovery::Resync => out.push(Event::Resync(zone)),
-                    Recovery::NeedWpUpdate => {
-                        p.need_wp_update = true;
-                        for b in p.list.drain(..) {
-                            out.push(Event::Fail(b, FailReason::Aborted));
-                        }
-                    }
-                }
+                write_failed(p, zone, recovery, out);
             }
         }
         if self.cfg.qd1 {
@@ -536,6 +520,21 @@ impl Plugs {
         zones.sort_unstable();
         for z in zones {
             self.set_wp_offset(z, 0, out);
+        }
+    }
+}
+
+/// A write of `zone` failed (on the device, or in the plug's checks): the plug's write pointer is
+/// unknown. 6.13's rule fails what waits and every later write until the pointer is known again;
+/// 6.12's asks for the device's pointer at once.
+fn write_failed(p: &mut Plug, zone: u32, recovery: Recovery, out: &mut Vec<Event>) {
+    match recovery {
+        Recovery::Resync => out.push(Event::Resync(zone)),
+        Recovery::NeedWpUpdate => {
+            p.need_wp_update = true;
+            for b in p.list.drain(..) {
+                out.push(Event::Fail(b, FailReason::Aborted));
+            }
         }
     }
 }
