@@ -686,6 +686,16 @@ Usage: zonekit bench [options] [job options] <job file(s)>
   --version             Print the version
   --help                Print this help
 
+zonekit's own options (not fio's; job files stay fio's):
+  --clock=sim|real      The clock of a run on devices with a timing model (default: sim
+                        when every job runs on one)
+  --zoned-qd1-writes=0|1  Send every zone write of zonekit's devices from one worker at
+                        queue depth 1 (Linux's queue/zoned_qd1_writes; default: the device's,
+                        on for spinning disks)
+  --max-sectors-kb=N    Largest request zonekit's block layer builds for zonekit's devices
+                        (Linux's queue/max_sectors_kb; default: the device's)
+  --zone-report-out=FILE  Write every zoned target's zones after the run (blkzone's format)
+
 Job options are fio 3.33's: --name=X starts a job and the options after it apply to it
 (--opt=value or --opt value); options before the first --name apply to every job of the
 command line and of the first job file. Job files use fio's syntax.
