@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p zonekit
-zk=$PWD/target/release/zonekit
+zk=${CARGO_TARGET_DIR:-$PWD/target}/release/zonekit
 profiles=("$@")
 [[ ${#profiles[@]} -gt 0 ]] || profiles=(smr-hm-15tb smr-hm-30tb zns-zn540)
 work=$(mktemp -d /tmp/zonekit-calibrate.XXXXXX)

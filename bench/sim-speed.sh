@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-5}
 cargo build --release -q -p zonekit
-zk=$PWD/target/release/zonekit
+zk=${CARGO_TARGET_DIR:-$PWD/target}/release/zonekit
 [[ -x /usr/bin/time ]] || { echo "needs GNU time (apt-get install time)" >&2; exit 2; }
 work=$(mktemp -d /tmp/zonekit-sim-speed.XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -14,7 +14,7 @@ file=${ZONEKIT_VS_FIO_FILE:-/dev/shm/zonekit-vs-fio.img}
 command -v fio >/dev/null || { echo "needs fio (apt-get install fio)" >&2; exit 2; }
 [[ -x /usr/bin/time ]] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 cargo build --release -q -p zonekit
-zk=target/release/zonekit
+zk=${CARGO_TARGET_DIR:-target}/release/zonekit
 if [[ ! -f $file || $(stat -c %s "$file") -lt $((4 << 30)) ]]; then
     echo "writing $file (4 GiB) once"
     fio --name=fill --filename="$file" --rw=write --bs=1M --size=4G --output=/dev/null

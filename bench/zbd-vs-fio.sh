@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 file=${1:-/dev/shm/zonekit-zbd-vs-fio.img}
 command -v fio >/dev/null || { echo "needs fio (apt-get install fio)" >&2; exit 2; }
 cargo build --release -q -p zonekit
-zk=target/release/zonekit
+zk=${CARGO_TARGET_DIR:-target}/release/zonekit
 [[ -f $file ]] || truncate -s 1G "$file"
 
 # The jobs of the CI test, one per line.

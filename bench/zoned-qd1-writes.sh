@@ -17,7 +17,7 @@ csv=${CSV:-../shared/calibration/zoned-qd1-writes.csv}
 runtime=${RUNTIME:-30}
 ramp=${RAMP:-5}
 cargo build -q --release -p zonekit
-zk=target/release/zonekit
+zk=${CARGO_TARGET_DIR:-target}/release/zonekit
 dev=@smr-hm-30tb
 # The first sequential zone: 1118 conventional zones of 256 MiB.
 first_seq=$((1118 * 256 * 1024 * 1024))
