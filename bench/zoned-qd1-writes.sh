@@ -5,8 +5,11 @@
 # (--zoned-qd1-writes=1). The fio jobs are inferred (the commit does not give them); they are
 # written out in docs/models.md, "Zone write plugging and zoned_qd1_writes".
 #
-#   bench/zoned-qd1-writes.sh            # both tables, about a minute
+#   bench/zoned-qd1-writes.sh            # both tables, about 40 s
 #   RUNTIME=10 bench/zoned-qd1-writes.sh # shorter runs
+#   TABLES=seq_write PARAMS="cache_bytes=8388608 write_settle_ns=300000" bench/zoned-qd1-writes.sh
+#       # one table, on a device made for each cell from the profile with some model parameters
+#       # changed (the fit of docs/models.md is made this way)
 #
 # Prints, per table, our baseline and qd1 figures beside the commit's with the error of each
 # cell, then one plain line per cell for scripts: `TABLE X BASELINE_MBPS QD1_MBPS`.
@@ -16,22 +19,50 @@ cd "$(dirname "$0")/.."
 csv=${CSV:-../shared/calibration/zoned-qd1-writes.csv}
 runtime=${RUNTIME:-30}
 ramp=${RAMP:-5}
+tables=${TABLES:-seq_write random_zones_16jobs_qd32}
+params=${PARAMS:-}
 cargo build -q --release -p zonekit
 zk=${CARGO_TARGET_DIR:-target}/release/zonekit
-dev=@smr-hm-30tb
+profile=smr-hm-30tb
+dev=@$profile
+work=$(mktemp -d /tmp/zonekit-qd1.XXXXXX)
+trap 'rm -rf "$work"' EXIT
 # The first sequential zone: 1118 conventional zones of 256 MiB.
 first_seq=$((1118 * 256 * 1024 * 1024))
 
+# fresh_device: the device of one cell: the profile itself, or (PARAMS) a device directory made
+# from it with those model parameters changed in its metadata.
+fresh_device() {
+    if [[ -z $params ]]; then
+        echo "$dev"
+        return
+    fi
+    rm -rf "$work/dev"
+    "$zk" dev create "$work/dev" --profile "$profile" --data none >/dev/null
+    python3 - "$work/dev/zonekit.meta" $params <<'PY'
+import json, sys
+path = sys.argv[1]
+meta = json.load(open(path))
+for kv in sys.argv[2:]:
+    k, v = kv.split("=", 1)
+    if k not in meta["model"]["params"]:
+        sys.exit("unknown model parameter: " + k)
+    meta["model"]["params"][k] = v
+json.dump(meta, open(path, "w"), indent=2)
+PY
+    echo "$work/dev"
+}
+
 # mbps ARGS...: the job's (group's) write bandwidth in MB/s (10^6 bytes/s), from fio's JSON.
 mbps() {
-    "$zk" bench "$@" --output-format=json 2>/dev/null | python3 -c '
+    "$zk" bench --filename="$(fresh_device)" "$@" --output-format=json 2>/dev/null | python3 -c '
 import json, sys
 t = sys.stdin.read()
 j = json.loads(t[t.index("{"):t.rindex("}") + 1])
 print("%.1f" % (j["jobs"][0]["write"]["bw_bytes"] / 1e6))'
 }
 
-common=(--filename="$dev" --zonemode=zbd --direct=1 --ioengine=libaio --bs=1M --offset="$first_seq"
+common=(--zonemode=zbd --direct=1 --ioengine=libaio --bs=1M --offset="$first_seq"
     --time_based --runtime="$runtime" --ramp_time="$ramp")
 
 seq_cell() { # QD MODE
@@ -45,7 +76,8 @@ random_cell() { # ZONES MODE
 plain=()
 table() { # NAME X_NAME CELL_FUNCTION
     local name=$1 xname=$2 fn=$3
-    printf '\n%s (%s runs of %s s after a %s s ramp, simulated)\n' "$name" "$dev" "$runtime" "$ramp"
+    printf '\n%s (%s runs of %s s after a %s s ramp, simulated%s)\n' "$name" "$dev" "$runtime" "$ramp" \
+        "${params:+; $params}"
     printf '%8s | %9s %9s %7s | %9s %9s %7s\n' "$xname" "base" "commit" "err" "qd1" "commit" "err"
     while IFS=, read -r t _ x base qd1; do
         [[ $t == "$name" ]] || continue
@@ -58,7 +90,12 @@ table() { # NAME X_NAME CELL_FUNCTION
     done < <(grep -v '^#' "$csv")
 }
 
-table seq_write queue_depth seq_cell
-table random_zones_16jobs_qd32 zones random_cell
+for t in $tables; do
+    case $t in
+    seq_write) table seq_write queue_depth seq_cell ;;
+    random_zones_16jobs_qd32) table random_zones_16jobs_qd32 zones random_cell ;;
+    *) echo "unknown table: $t" >&2; exit 2 ;;
+    esac
+done
 echo
 printf '%s\n' "${plain[@]}"

@@ -21,15 +21,16 @@
 //!   the gap itself is lost time). Later, it waits for its sector to come round again.
 //! - **Write cache** (`wce` on): a write completes once transferred over the interface
 //!   (`interface_rate`) into a cache of `cache_size` while there is room (else it waits, in
-//!   order, for destaging to free room). The cache destages in FIFO order of extents in chunks of
-//!   at most `destage_chunk`; a write that continues the last write the cache took joins its
-//!   extent (one stream at a time, as a cache segment does), unless that extent is being destaged.
-//!   Interleaved streams (writes to several zones in turn) stay separate extents, each destaged
-//!   with its own positioning: what Linux commit 1365b6904f measured on a 30 TB SMR disk (writes
-//!   to 16 or more zones at once run at 55-64 MB/s in 1 MiB commands, about one random
-//!   positioning per command). Host reads go
-//!   before destaging unless a write waits for room. A flush completes when everything cached
-//!   before it is on the media. A zone reset drops the zone's cached data.
+//!   order, for destaging to free room). The cache is indexed by LBA: a write that continues any
+//!   cached extent joins it, so each zone's writes gather into one extent however they
+//!   interleave with other zones'. Extents are destaged oldest first, in chunks of at most
+//!   `destage_chunk`; a write does not join the extent being destaged (it starts a new one at the
+//!   back, so a stream that keeps coming cannot starve the others). How much the cache gathers is
+//!   set by its size: the profiles' 4 MiB is fitted on the sequential table of Linux commit
+//!   1365b6904f (a larger cache would absorb the interleaving of two zones at a zone boundary
+//!   that the commit measured as a loss). Host reads go before destaging unless a write waits
+//!   for room. A flush completes when everything cached before it is on the media. A zone reset
+//!   drops the zone's cached data.
 //! - **Zone management** (reset, open, close, finish): `zone_mgmt` of drive time, no media
 //!   transfer, no head movement.
 //! - Reads above a write pointer take the media only for the sectors below it; the rest is fill
@@ -37,7 +38,7 @@
 
 use super::{ParamDef, Unit, xfer_ns};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, VecDeque};
 use zonekit_core::timing::{Command, CommandKind, Done, Param, TimingModel};
 use zonekit_core::{Geometry, SECTOR_SIZE, ZoneOp};
 
@@ -164,7 +165,7 @@ impl HddParams {
         ncq_depth: 32,
         sched: Sched::Satf,
         wce: true,
-        cache_bytes: 256 << 20,
+        cache_bytes: 4 << 20,
         destage_chunk_bytes: 1 << 20,
         interface_bps: 550_000_000,
         zone_mgmt_ns: 1_000_000,
@@ -298,7 +299,7 @@ pub(crate) const PARAMS: &[ParamDef<HddParams>] = &[
     ParamDef {
         name: "cache_bytes",
         unit: Unit::Bytes,
-        source: "reference §3.4 (cache=256 MiB; 256-512 MiB DRAM for this class [M]); the write-back share is a drive-specific unknown",
+        source: "fitted on the sequential table of Linux commit 1365b6904f (30 TB SMR, docs/models.md): 4 MiB of write-back, which gathers at most a few MiB of two zones written in turn; the drive's DRAM (256-512 MiB for this class, reference §3.2) is larger, but its write-back share is a drive-specific unknown",
         get: |p| p.cache_bytes,
         set: |p, v| p.cache_bytes = v,
     },
@@ -460,90 +461,105 @@ enum Busy {
     Destage { sectors: u64 },
 }
 
+/// A run of cached sectors.
 #[derive(Debug, Clone, Copy)]
 struct Extent {
     start: u64,
     len: u64,
 }
 
-/// The write cache: extents in FIFO order (ids increase from the front), looked up by their end.
+/// The write cache, indexed by LBA: a write that continues any cached extent joins it, so the
+/// writes of one zone gather into one extent however they interleave with other zones' writes.
+/// Extents keep the order in which their first data arrived (their id); destaging takes the
+/// oldest, chunk by chunk, and a write does not join the extent being destaged (it starts a new
+/// one, at the back), so a stream that keeps coming cannot starve the others.
 #[derive(Debug, Default)]
 struct Cache {
-    exts: VecDeque<Extent>,
-    first_id: u64,
+    /// Extents by id (arrival order of their first data).
+    exts: BTreeMap<u64, Extent>,
+    /// Extent ids by end sector: the extent a write continues.
     by_end: HashMap<u64, u64>,
+    /// (start sector, id) of every extent: the extents of a zone.
+    by_start: BTreeSet<(u64, u64)>,
+    next_id: u64,
+    /// The extent destaging has started on.
+    active: Option<u64>,
     /// Sectors held or reserved by a transfer in progress.
     used: u64,
     cap: u64,
 }
 
 impl Cache {
+    /// The id the next new extent gets.
     fn next_id(&self) -> u64 {
-        self.first_id + self.exts.len() as u64
-    }
-
-    /// Drop emptied extents at the front.
-    fn trim_front(&mut self) {
-        while self.exts.front().is_some_and(|e| e.len == 0) {
-            self.exts.pop_front();
-            self.first_id += 1;
-        }
+        self.next_id
     }
 
     fn insert(&mut self, start: u64, len: u64) {
         if let Some(&id) = self.by_end.get(&start)
-            && id != self.first_id
-            && id + 1 == self.next_id()
+            && self.active != Some(id)
+            && let Some(e) = self.exts.get_mut(&id)
         {
-            let e = &mut self.exts[(id - self.first_id) as usize];
             e.len += len;
             self.by_end.remove(&start);
             self.by_end.insert(start + len, id);
             return;
         }
-        let id = self.next_id();
-        self.exts.push_back(Extent { start, len });
+        let id = self.next_id;
+        self.next_id += 1;
+        self.exts.insert(id, Extent { start, len });
         self.by_end.insert(start + len, id);
+        self.by_start.insert((start, id));
     }
 
-    /// Take the next destage chunk of at most `max` sectors from the front extent.
+    /// Remove extent `id` from the indexes; returns it.
+    fn remove(&mut self, id: u64) -> Option<Extent> {
+        let e = self.exts.remove(&id)?;
+        if self.by_end.get(&(e.start + e.len)) == Some(&id) {
+            self.by_end.remove(&(e.start + e.len));
+        }
+        self.by_start.remove(&(e.start, id));
+        if self.active == Some(id) {
+            self.active = None;
+        }
+        Some(e)
+    }
+
+    /// Take the next destage chunk of at most `max` sectors: from the extent being destaged,
+    /// else from the oldest.
     fn take(&mut self, max: u64) -> Option<(u64, u64)> {
-        self.trim_front();
-        let id = self.first_id;
-        let e = self.exts.front_mut()?;
-        let n = e.len.min(max);
-        let start = e.start;
-        e.start += n;
-        e.len -= n;
-        if e.len == 0 {
-            let end = e.start;
-            if self.by_end.get(&end) == Some(&id) {
-                self.by_end.remove(&end);
-            }
+        let id = match self.active {
+            Some(id) => id,
+            None => *self.exts.keys().next()?,
+        };
+        let e = self.exts.get_mut(&id)?;
+        let (start, n) = (e.start, e.len.min(max));
+        if n == e.len {
+            self.remove(id);
+        } else {
+            e.start += n;
+            e.len -= n;
+            self.by_start.remove(&(start, id));
+            self.by_start.insert((start + n, id));
+            self.active = Some(id);
         }
         Some((start, n))
     }
 
-    /// Drop the cached data of zones `zones` (a reset); returns nothing, frees the room.
+    /// Drop the cached data of zones `zones` (a reset), freeing its room.
     fn drop_zones(&mut self, zones: (u64, u64), zone_size: u64) {
-        let first = self.first_id;
-        for (i, e) in self.exts.iter_mut().enumerate() {
-            let z = e.start / zone_size;
-            if e.len > 0 && z >= zones.0 && z <= zones.1 {
-                let end = e.start + e.len;
-                if self.by_end.get(&end) == Some(&(first + i as u64)) {
-                    self.by_end.remove(&end);
-                }
+        let from = (zones.0 * zone_size, 0);
+        let to = ((zones.1 + 1).saturating_mul(zone_size), 0);
+        while let Some(&(_, id)) = self.by_start.range(from..to).next() {
+            if let Some(e) = self.remove(id) {
                 self.used = self.used.saturating_sub(e.len);
-                e.len = 0;
             }
         }
-        self.trim_front();
     }
 
-    /// The id of the first extent holding data, if any.
+    /// The id of the oldest extent holding data, if any.
     fn first_live(&self) -> Option<u64> {
-        self.exts.iter().position(|e| e.len > 0).map(|i| self.first_id + i as u64)
+        self.exts.keys().next().copied()
     }
 }
 
@@ -881,7 +897,6 @@ impl HddModel {
                 self.busy = None;
                 if let Busy::Destage { sectors } = what {
                     self.cache.used = self.cache.used.saturating_sub(sectors);
-                    self.cache.trim_front();
                     self.check_flushes();
                 }
             }

@@ -192,11 +192,14 @@ fn writes_to_one_zone_keep_their_order() {
     }
 }
 
+/// The 30 TB drive with a cache of 256 MiB (the profiles have 4 MiB), to see the cache work.
+const BIG_CACHE_30TB: HddParams = HddParams { cache_bytes: 256 << 20, ..SMR_30TB_MODEL };
+
 #[test]
 fn write_cache_absorbs_writes_and_flush_waits_for_the_media() {
     let g = geometry("smr-hm-30tb");
     let s = u64::from(g.nr_conv_zones) * g.zone_size;
-    let mut m = model(SMR_30TB_MODEL, "smr-hm-30tb");
+    let mut m = model(BIG_CACHE_30TB, "smr-hm-30tb");
     // 64 writes of 1 MiB at once, then a flush.
     let mut cmds: Vec<_> = (0..64).map(|i| (0, CommandKind::Write, s + i * 2048, 2048)).collect();
     cmds.push((0, CommandKind::Flush, 0, 0));
@@ -224,12 +227,45 @@ fn a_full_cache_paces_writes_at_the_media_rate() {
     let s = u64::from(g.nr_conv_zones) * g.zone_size;
     // 2000 MiB at QD1: writes go at the interface rate (≈520 MB/s with the overhead and the host
     // gap) while the cache fills at that rate less the media rate, then at the media rate.
-    let st = seq_writes(SMR_30TB_MODEL, "smr-hm-30tb", s, 0, 2000);
+    let st = seq_writes(BIG_CACHE_30TB, "smr-hm-30tb", s, 0, 2000);
     let total = 2000.0 * 1_048_576.0;
     let (host, media) = (1_048_576.0 / (1_048_576.0 / 550e6 + 110e-6), 245e6);
     let fill_time = 256.0 * 1_048_576.0 / (host - media);
     let expect = total / (fill_time + (total - fill_time * host) / media) / 1e6;
     assert!((st.mb_s() - expect).abs() < 0.05 * expect, "{} MB/s, expected ≈{expect}", st.mb_s());
+}
+
+/// Writes of 1 MiB to two zones in turn (`pairs` each), submitted at once, then a flush: when the
+/// flush completes.
+fn two_zones_in_turn(p: HddParams, pairs: u64) -> u64 {
+    let g = geometry("smr-hm-30tb");
+    let (a, b) = (u64::from(g.nr_conv_zones) * g.zone_size, (u64::from(g.nr_conv_zones) + 5000) * g.zone_size);
+    let mut cmds = Vec::new();
+    for i in 0..pairs {
+        cmds.push((0, CommandKind::Write, a + i * 2048, 2048));
+        cmds.push((0, CommandKind::Write, b + i * 2048, 2048));
+    }
+    cmds.push((0, CommandKind::Flush, 0, 0));
+    let mut m = model(p, "smr-hm-30tb");
+    let out = run_all(&mut m, &cmds);
+    out.iter().find(|d| d.id == 2 * pairs).unwrap().at_ns
+}
+
+#[test]
+fn the_cache_gathers_each_zone_s_writes_up_to_its_size() {
+    // 2 × 48 MiB in a 256 MiB cache: each zone's writes join one extent whatever their order
+    // (but the one being destaged), so the media sees a few long runs: a few positionings
+    // (≈ 10 ms each, a long seek between the two zones).
+    let media = 96.0 * 1_048_576.0 / 245e6 * 1e9;
+    let big = two_zones_in_turn(BIG_CACHE_30TB, 48) as f64;
+    eprintln!("two zones in turn, 96 MiB: media {:.0} ms, 256 MiB cache {:.0} ms", media / 1e6, big / 1e6);
+    assert!(big > media && big < media + 80e6, "256 MiB cache: flush at {big} ns, media alone {media}");
+    // The profile's 4 MiB gathers a few MiB per zone at a time: a positioning (a long seek
+    // between the two zones, ≈ 10 ms) every few MiB.
+    let small = two_zones_in_turn(SMR_30TB_MODEL, 48) as f64;
+    eprintln!("4 MiB cache {:.0} ms", small / 1e6);
+    let switches = (small - media) / 10e6;
+    assert!((10.0..60.0).contains(&switches), "4 MiB cache: flush at {small} ns, ≈{switches} positionings");
 }
 
 #[test]
