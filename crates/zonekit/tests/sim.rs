@@ -93,8 +93,8 @@ fn normal_output_names_the_clock_and_model() {
     assert!(o.status.success(), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("Starting 1 process\nzonekit: simulated clock, model smr-hdd\n"), "{out}");
-    // 512 MiB at the outer diameter of a 7200 rpm disk (half of it taken by the write cache at the
-    // link's speed): one to two seconds, not the milliseconds of memory.
+    // 512 MiB at the outer diameter of a 7200 rpm disk, at its ≈ 254 MB/s: about two seconds, not
+    // the milliseconds of memory.
     let run_ms: u64 = out
         .lines()
         .find(|l| l.trim_start().starts_with("WRITE:"))
