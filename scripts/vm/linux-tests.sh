@@ -17,7 +17,11 @@
 #   /dev/nvmeXnY  QEMU NVMe ZNS (run.sh --nvme-zns), no conventional zone, max_active 8   ZONEKIT_TEST_ZNS
 #
 # Environment passed on the kernel command line (ZONEKIT_VM_APPEND): zonekit.seed=HEX replays a
-# random differential (ZONEKIT_DIFF_SEED), zonekit.steps=N sets its steps per run.
+# random differential (ZONEKIT_DIFF_SEED), zonekit.steps=N sets its steps per run,
+# zonekit.only=LABEL[/memory|/persistent] runs one device's random runs (ZONEKIT_DIFF_ONLY),
+# zonekit.verbose=1 logs every step, zonekit.test=NAME runs that test only (and skips the CLI
+# comparison), zonekit.trace=1 prints the kernel's block-layer trace events at the end, with each
+# random step marked.
 # With `zonekit.record=1` on the kernel command line (ZONEKIT_VM_APPEND=zonekit.record=1), the
 # `record` test also saves raw zone reports and sysfs files, printed as a base64 tar.gz between
 # ZONEKIT-RECORD-BEGIN / ZONEKIT-RECORD-END lines (see crates/zonekit-dev/testdata/linux/README.md).
@@ -66,12 +70,28 @@ done
 
 export ZONEKIT_TEST_NULLB=/dev/zk0 ZONEKIT_TEST_NULLB_ZCAP=/dev/zkcap ZONEKIT_TEST_NULLB_4K=/dev/zk4k
 export ZONEKIT_TEST_ZBC=/dev/$sd ZONEKIT_TEST_ZNS=/dev/$zns
+only_test="" trace=0
 for arg in $(cat /proc/cmdline); do
     case $arg in
         zonekit.seed=*) export ZONEKIT_DIFF_SEED=${arg#zonekit.seed=} ;;
         zonekit.steps=*) export ZONEKIT_DIFF_STEPS=${arg#zonekit.steps=} ;;
+        zonekit.only=*) export ZONEKIT_DIFF_ONLY=${arg#zonekit.only=} ;;
+        zonekit.verbose=1) export ZONEKIT_DIFF_VERBOSE=1 ;;
+        zonekit.test=*) only_test=${arg#zonekit.test=} ;;
+        zonekit.trace=1) trace=1 ;;
     esac
 done
+if [ $trace = 1 ]; then
+    # The block layer's events (requests issued and completed, splits, zone write plugs), with
+    # the random differential's steps as markers; printed at the end.
+    mount -t tracefs nodev /sys/kernel/tracing || { echo "linux-tests: mounting tracefs failed"; exit 2; }
+    echo 16384 > /sys/kernel/tracing/buffer_size_kb
+    for e in block_rq_issue block_rq_complete block_split block_bio_queue blk_zone_wplug_bio \
+             disk_zone_wplug_add_bio blk_zone_append_update_request_bio; do
+        [ -e "/sys/kernel/tracing/events/block/$e/enable" ] && echo 1 > "/sys/kernel/tracing/events/block/$e/enable"
+    done
+    export ZONEKIT_TRACE=1
+fi
 export ZONEKIT_TEST_REQUIRE=1 RUST_BACKTRACE=1
 record=0
 grep -q 'zonekit.record=1' /proc/cmdline && record=1
@@ -99,6 +119,7 @@ for bin in $bins; do
     tests=$("$bin" --list --ignored 2>/dev/null | sed -n 's/: test$//p')
     [ -n "$tests" ] || { echo "linux-tests: $bin lists no tests"; exit 2; }
     for t in $tests; do
+        [ -z "$only_test" ] || [ "$t" = "$only_test" ] || continue
         t0=$(uptime_s)
         "$bin" --ignored --exact --test-threads=1 --nocapture "$t"
         r=$?
@@ -113,7 +134,9 @@ echo "linux-tests: $passed passed, $failed failed in $(since "$start") s"
 # The zonekit command against blkzone on the same devices: reports of the same state must be
 # byte-identical, and management commands must leave the same state (with /bin/zonekit, passed
 # with --bin target/debug/zonekit).
-if [ -x /bin/zonekit ]; then
+if [ -n "$only_test" ]; then
+    echo "linux-tests: zonekit.test=$only_test: CLI comparison skipped"
+elif [ -x /bin/zonekit ]; then
     zs=8192   # 4 MiB zones, in sectors
     cli_fail=0
     same() {  # same DEV LABEL: /tmp/a (blkzone) and /tmp/b (zonekit) must be identical
@@ -158,6 +181,11 @@ else
     echo "linux-tests: no /bin/zonekit, CLI comparison skipped"
 fi
 
+if [ $trace = 1 ]; then
+    echo "ZONEKIT-TRACE-BEGIN"
+    cat /sys/kernel/tracing/trace
+    echo "ZONEKIT-TRACE-END"
+fi
 if [ $record = 1 ]; then
     echo "ZONEKIT-RECORD-BEGIN"
     tar -C "$ZONEKIT_RECORD_DIR" -czf - . | base64

@@ -50,6 +50,8 @@ use zonekit_blk::zoned::{BlockDevice, LimitOverrides};
 
 /// A device under test, with what `scripts/vm/linux-tests.sh` made it.
 struct Dev {
+    /// Its place in [`DEVICES`] (random runs derive their seeds from it).
+    index: usize,
     label: &'static str,
     path: PathBuf,
     personality: Personality,
@@ -70,9 +72,9 @@ const DEVICES: [(&str, &str, Personality, u32); 5] = [
 fn devices() -> Vec<Dev> {
     let require = std::env::var("ZONEKIT_TEST_REQUIRE").is_ok_and(|v| v == "1");
     let mut out = Vec::new();
-    for (label, var, personality, lbs) in DEVICES {
+    for (index, (label, var, personality, lbs)) in DEVICES.into_iter().enumerate() {
         match std::env::var_os(var) {
-            Some(p) => out.push(Dev { label, path: PathBuf::from(p), personality, lbs }),
+            Some(p) => out.push(Dev { index, label, path: PathBuf::from(p), personality, lbs }),
             None if require => panic!("{var} is not set"),
             None => eprintln!("skipping {label}: {var} is not set"),
         }
@@ -770,6 +772,14 @@ fn random_step(rng: &mut Rng, zones: &[Zone], zs: u64, lbs: u64) -> Step {
     }
 }
 
+/// With `ZONEKIT_TRACE=1`, write `text` to the kernel's trace buffer (`trace_marker`), so that a
+/// trace of the block layer's events shows which step issued them.
+fn trace_marker(text: &str) {
+    if std::env::var("ZONEKIT_TRACE").is_ok_and(|v| v == "1") {
+        let _ = std::fs::write("/sys/kernel/tracing/trace_marker", text);
+    }
+}
+
 /// One random run: `steps` requests from `seed` on the kernel's device and on a twin; the first
 /// difference ends the run and is returned with its step.
 fn random_run(dev: &Dev, seed: u64, steps: usize, persistent: bool, log: &mut String) -> Option<String> {
@@ -785,6 +795,8 @@ fn random_run(dev: &Dev, seed: u64, steps: usize, persistent: bool, log: &mut St
     let mut kz = k.zones();
     let max_bytes = info.queue.max_sectors_kb as usize * 1024;
     let mut history: Vec<String> = Vec::new();
+    // `ZONEKIT_DIFF_VERBOSE=1`: every step in the log, not only those before a difference.
+    let verbose = std::env::var("ZONEKIT_DIFF_VERBOSE").is_ok_and(|v| v == "1");
     for i in 0..steps {
         let mut step = random_step(&mut rng, &kz, g.zone_size, lbs);
         // How much of a write that runs past a zone's capacity (below its size) lands depends on
@@ -799,6 +811,7 @@ fn random_run(dev: &Dev, seed: u64, steps: usize, persistent: bool, log: &mut St
             }
         }
         let data_seed = rng.next();
+        trace_marker(&format!("{} step {i}: {step}", dev.label));
         let ko = k.apply(step, data_seed);
         let to = t.apply(step, data_seed);
         // A zone report refreshes the kernel's cached write pointers (6.12 needs one after a
@@ -811,9 +824,12 @@ fn random_run(dev: &Dev, seed: u64, steps: usize, persistent: bool, log: &mut St
             compare(step, &ko, &to, &[], &[])
         };
         history.push(format!("#{i} {step}: kernel {ko}, twin {to}{}", if report { "" } else { " (no report)" }));
+        if verbose {
+            let _ = writeln!(log, "   {}", history[history.len() - 1]);
+        }
         if !diffs.is_empty() {
             let text: Vec<String> = diffs.iter().map(|d| format!("{}: {}", d.what, d.detail)).collect();
-            for h in &history[history.len().saturating_sub(12)..] {
+            for h in &history[if verbose { history.len() } else { history.len().saturating_sub(12) }..] {
                 let _ = writeln!(log, "   {h}");
             }
             let zones: Vec<String> =
@@ -845,10 +861,17 @@ fn random_sequences_match_the_kernel() {
     let mut log = String::new();
     let mut failures = Vec::new();
     let mut total = 0;
-    for (n, dev) in devices().iter().enumerate() {
+    // `ZONEKIT_DIFF_ONLY=LABEL` or `LABEL/memory` or `LABEL/persistent` replays one device's runs.
+    let only = std::env::var("ZONEKIT_DIFF_ONLY").unwrap_or_default();
+    let (only_label, only_kind) = only.split_once('/').unwrap_or((only.as_str(), ""));
+    for dev in devices().iter().filter(|d| only_label.is_empty() || d.label == only_label) {
         // Two runs per device: the twin in memory, then a persistent twin reopened at every step.
         for persistent in [false, true] {
-            let seed = base ^ ((n as u64) << 8 | u64::from(persistent)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            if only_kind == if persistent { "memory" } else { "persistent" } {
+                continue;
+            }
+            let n = dev.index as u64;
+            let seed = base ^ (n << 8 | u64::from(persistent)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
             let _ = writeln!(log, "== {} seed {seed:#x}{}", dev.label, if persistent { " persistent" } else { "" });
             total += steps;
             if let Some(f) = random_run(dev, seed, steps, persistent, &mut log) {
