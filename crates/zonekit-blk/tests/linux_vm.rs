@@ -35,9 +35,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use zonekit_core::{
-    BlockIo, DeviceKind, Errno, Personality, SECTOR_SIZE, Zone, ZoneCond, ZoneManagement, ZoneOp, ZoneReport,
+    BlockIo, DeviceInfo, DeviceKind, DeviceResult, Errno, Personality, SECTOR_SIZE, Zone, ZoneCond, ZoneManagement,
+    ZoneOp, ZoneReport,
 };
 use zonekit_dev::linux::LinuxDevice;
 use zonekit_dev::store::MemoryStore;
@@ -244,7 +245,7 @@ impl Kernel {
 }
 
 /// The device configuration of the kernel device's twin.
-fn twin_config(info: &zonekit_core::DeviceInfo) -> DeviceConfig {
+fn twin_config(info: &DeviceInfo) -> DeviceConfig {
     DeviceConfig {
         personality: info.personality,
         geometry: info.geometry.clone(),
@@ -258,16 +259,78 @@ fn twin_config(info: &zonekit_core::DeviceInfo) -> DeviceConfig {
     }
 }
 
+/// An emulated device directory opened for each request and closed after it, as separate
+/// `zonekit zone` commands open and close it (its state goes through the directory every time).
+struct Reopened {
+    dir: PathBuf,
+    info: DeviceInfo,
+    dev: Mutex<Option<EmulatedDevice>>,
+}
+
+impl Reopened {
+    fn open(dir: &Path) -> Reopened {
+        let dev = persistent::open_dir(dir, &dir.to_string_lossy(), true).expect("open the twin");
+        Reopened { dir: dir.to_path_buf(), info: dev.info().clone(), dev: Mutex::new(Some(dev)) }
+    }
+
+    fn reopen(&self) {
+        let dev = persistent::open_dir(&self.dir, &self.info.spec, true).expect("reopen the twin");
+        *self.dev.lock().unwrap() = Some(dev);
+    }
+
+    fn close(&self) {
+        let dev = self.dev.lock().unwrap().take().expect("the twin is open");
+        dev.close().expect("close the twin");
+    }
+
+    fn on<R>(&self, f: impl FnOnce(&EmulatedDevice) -> R) -> R {
+        f(self.dev.lock().unwrap().as_ref().expect("the twin is open"))
+    }
+}
+
+impl ZoneReport for Reopened {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+    fn report_zones(&self, sector: u64, max: usize, out: &mut Vec<Zone>) -> DeviceResult<()> {
+        self.on(|d| d.report_zones(sector, max, out))
+    }
+}
+
+impl ZoneManagement for Reopened {
+    fn zone_mgmt(&self, op: ZoneOp, sector: u64, nr: u64) -> DeviceResult<()> {
+        self.on(|d| d.zone_mgmt(op, sector, nr))
+    }
+}
+
+impl BlockIo for Reopened {
+    fn read_at(&self, sector: u64, buf: &mut [u8]) -> DeviceResult<()> {
+        self.on(|d| d.read_at(sector, buf))
+    }
+    fn write_at(&self, sector: u64, buf: &[u8]) -> DeviceResult<()> {
+        self.on(|d| d.write_at(sector, buf))
+    }
+    fn zone_append(&self, zone_start: u64, buf: &[u8]) -> DeviceResult<u64> {
+        self.on(|d| d.zone_append(zone_start, buf))
+    }
+    fn flush(&self) -> DeviceResult<()> {
+        self.on(|d| d.flush())
+    }
+}
+
 /// The emulated twin: the block layer over an emulated device, kept in memory, or in a
 /// persistent directory opened and closed around every request (with the kernel device's queue
-/// settings, which the directory does not keep).
+/// settings, which the directory does not keep). In both, one block layer serves every request:
+/// the kernel's (its zone write plugs and their cached write pointers) lives as long as the disk,
+/// whatever the programs that open it, so the persistent runs check what the device keeps across
+/// a close and an open, under the same block layer.
 enum Twin {
     Memory(BlockDevice),
-    Persistent(PathBuf, LimitOverrides),
+    Persistent(BlockDevice, Arc<Reopened>),
 }
 
 impl Twin {
-    fn memory(info: &zonekit_core::DeviceInfo) -> Twin {
+    fn memory(info: &DeviceInfo) -> Twin {
         let kind = DeviceKind::Emulated { store: "memory".into(), profile: None };
         let dev = EmulatedDevice::new(
             &format!("emulated {}", info.spec),
@@ -278,31 +341,33 @@ impl Twin {
         Twin::Memory(BlockDevice::new(Arc::new(dev)))
     }
 
-    fn persistent(info: &zonekit_core::DeviceInfo, dir: &Path) -> Twin {
+    fn persistent(info: &DeviceInfo, dir: &Path) -> Twin {
         // What the metadata keeps of the configuration (not the physical block size nor the
         // queue settings, which a reopened device takes from its defaults).
         let config = DeviceConfig::from_meta(&twin_config(info).to_meta(DataMode::Files)).expect("storable twin");
-        let dev = persistent::create_dir(dir, &config, DataMode::Files).expect("create the twin");
-        dev.close().expect("close the new twin");
+        let new = persistent::create_dir(dir, &config, DataMode::Files).expect("create the twin");
+        new.close().expect("close the new twin");
+        drop(new);
         let overrides = LimitOverrides {
             max_sectors_kb: Some(info.queue.max_sectors_kb),
             zoned_qd1_writes: Some(info.queue.zoned_qd1_writes),
             ..LimitOverrides::default()
         };
-        Twin::Persistent(dir.to_path_buf(), overrides)
+        let dev = Arc::new(Reopened::open(dir));
+        let blk = BlockDevice::with_overrides(dev.clone(), &overrides).expect("the kernel's queue limits");
+        dev.close();
+        Twin::Persistent(blk, dev)
     }
 
-    /// Run `f` on the block device; a persistent twin is opened for it and closed after, as one
-    /// `zonekit zone` command does.
+    /// Run `f` on the block device; a persistent twin's device is opened for it and closed after,
+    /// as one `zonekit zone` command does.
     fn with<R>(&self, f: impl FnOnce(&BlockDevice) -> R) -> R {
         match self {
             Twin::Memory(b) => f(b),
-            Twin::Persistent(dir, overrides) => {
-                let spec = dir.to_string_lossy().into_owned();
-                let dev = Arc::new(persistent::open_dir(dir, &spec, true).expect("open the twin"));
-                let blk = BlockDevice::with_overrides(dev.clone(), overrides).expect("the kernel's queue limits");
-                let r = f(&blk);
-                dev.close().expect("close the twin");
+            Twin::Persistent(b, dev) => {
+                dev.reopen();
+                let r = f(b);
+                dev.close();
                 r
             }
         }
@@ -397,12 +462,45 @@ fn compare(step: Step, k: &Outcome, t: &Outcome, kz: &[Zone], tz: &[Zone]) -> Ve
     out
 }
 
-/// The zones made equal again after a difference, so that one difference does not cascade: every
-/// zone is reset on both sides (the device is reset whole, then conditions are rebuilt by the
-/// sequence itself).
-fn resync(k: &Kernel, t: &Twin, capacity: u64) {
+/// The two sides made equal, at the start of a sequence and after a difference (so that one
+/// difference does not cascade): every zone is reset on both sides (the device is reset whole,
+/// then conditions are rebuilt by the sequence itself), and null_blk's round-robin cursor is put
+/// in the same place on both.
+fn resync(k: &Kernel, t: &Twin, info: &DeviceInfo) {
+    let capacity = info.geometry.capacity;
     k.zone_mgmt(ZoneOp::Reset, 0, capacity).expect("kernel reset all");
     t.with(|b| b.zone_mgmt(ZoneOp::Reset, 0, capacity)).expect("twin reset all");
+    sync_eviction_cursor(k, t, info);
+}
+
+/// null_blk closes the implicitly open zone it finds first from a cursor (`imp_close_zone_no`)
+/// that moves past each zone it closes and that nothing else moves, not even a reset: the kernel
+/// device's cursor is wherever the previous tests left it, a new twin's at the first sequential
+/// zone. Both are moved to the same place by making the last zone the only implicitly open one
+/// at the open limit (the other open zones explicitly open) and writing to one more zone: the
+/// last zone is closed, and the cursor wraps to the first sequential zone. Then every zone is
+/// reset again.
+fn sync_eviction_cursor(k: &Kernel, t: &Twin, info: &DeviceInfo) {
+    let g = &info.geometry;
+    let max_open = u64::from(info.limits.max_open);
+    let (conv, nr) = (u64::from(g.nr_conv_zones), u64::from(g.nr_zones));
+    if info.personality != Personality::NullBlk || max_open == 0 || nr - conv < max_open + 1 {
+        return;
+    }
+    let zs = g.zone_size;
+    let lbs = g.logical_block_size as usize;
+    let mut steps: Vec<Step> = (conv..conv + max_open - 1).map(|z| Step::M(ZoneOp::Open, z * zs, zs)).collect();
+    steps.push(Step::W((nr - 1) * zs, lbs));
+    steps.push(Step::W((conv + max_open - 1) * zs, lbs));
+    for step in steps {
+        let (ko, to) = (k.apply(step, 1), t.apply(step, 1));
+        assert_eq!(ko, to, "moving null_blk's cursor: {step}: kernel {ko}, twin {to}");
+    }
+    let last = k.report((nr - 1) * zs, 1)[0];
+    assert_eq!(last.cond, ZoneCond::Closed, "moving null_blk's cursor: the last zone was not closed");
+    assert_eq!(k.zones(), t.zones(), "moving null_blk's cursor: the zones differ");
+    k.zone_mgmt(ZoneOp::Reset, 0, g.capacity).expect("kernel reset all");
+    t.with(|b| b.zone_mgmt(ZoneOp::Reset, 0, g.capacity)).expect("twin reset all");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -636,7 +734,7 @@ fn scenario_differences(dev: &Dev, log: &mut String) -> Vec<(&'static str, usize
         writeln!(log, "== {} ({}, {:?}, limits {:?})", dev.label, dev.path.display(), info.personality, info.limits);
     let all = scenarios(g.zone_size, g.zone_capacity, u64::from(g.nr_zones), u64::from(g.nr_conv_zones));
     for (scenario, steps) in all {
-        resync(&k, &t, g.capacity);
+        resync(&k, &t, &info);
         for (i, step) in steps.into_iter().enumerate() {
             let i = i + 1;
             let seed = i as u64 + 1;
@@ -650,7 +748,7 @@ fn scenario_differences(dev: &Dev, log: &mut String) -> Vec<(&'static str, usize
             }
         }
     }
-    resync(&k, &t, g.capacity);
+    resync(&k, &t, &info);
     out
 }
 
@@ -789,7 +887,7 @@ fn random_run(dev: &Dev, seed: u64, steps: usize, persistent: bool, log: &mut St
     let g = info.geometry.clone();
     let tmp = tempfile::tempdir().expect("temporary directory");
     let t = if persistent { Twin::persistent(&info, &tmp.path().join("twin")) } else { Twin::memory(&info) };
-    resync(&k, &t, g.capacity);
+    resync(&k, &t, &info);
     let mut rng = Rng(seed);
     let lbs = u64::from(g.logical_block_size) / SECTOR_SIZE;
     let mut kz = k.zones();
@@ -835,7 +933,7 @@ fn random_run(dev: &Dev, seed: u64, steps: usize, persistent: bool, log: &mut St
             let zones: Vec<String> =
                 k.zones().iter().enumerate().map(|(n, z)| format!("{n}:{}", describe_zone(z))).collect();
             let _ = writeln!(log, "   kernel zones now: {}", zones.join(" "));
-            resync(&k, &t, g.capacity);
+            resync(&k, &t, &info);
             return Some(format!(
                 "{} seed {seed:#x}{} step {i}: {step}: kernel {ko}, twin {to}; {}",
                 dev.label,
@@ -844,7 +942,7 @@ fn random_run(dev: &Dev, seed: u64, steps: usize, persistent: bool, log: &mut St
             ));
         }
     }
-    resync(&k, &t, g.capacity);
+    resync(&k, &t, &info);
     None
 }
 

@@ -101,12 +101,15 @@ impl BlockDevice {
             let mut p = Plugs::new(PlugConfig {
                 geometry: info.geometry.clone(),
                 max_sectors: limits.max_sectors(),
-                qd1: info.queue.zoned_qd1_writes,
+                qd1: limits.zoned_qd1_writes,
                 native_append: limits.zone_append == ZoneAppendMode::Native,
                 recovery: Recovery::default(),
             });
+            // blk_revalidate_seq_zone: a device whose zone appends the block layer emulates needs
+            // the write pointer of every partially written zone; others get a plug at their
+            // first write.
             let mut zones = Vec::new();
-            if dev.report_zones(0, usize::MAX, &mut zones).is_ok() {
+            if limits.zone_append == ZoneAppendMode::Emulated && dev.report_zones(0, usize::MAX, &mut zones).is_ok() {
                 p.revalidate(&zones);
             }
             Mutex::new(p)
@@ -131,9 +134,13 @@ impl BlockDevice {
 
     /// `pwrite(fd, buf, offset)` with `O_DIRECT`: the number of bytes written, fewer than
     /// `buf.len()` when the write runs past the device end. An empty write is 0; a write at or
-    /// past the end is `ENOSPC`; one not in whole logical blocks `EINVAL`. Every piece of the split
-    /// write is issued even when one fails (pieces in other zones may land), and the call then
-    /// fails with the errno [`split::split_errno`] picks.
+    /// past the end is `ENOSPC`; one not in whole logical blocks `EINVAL`.
+    ///
+    /// The write is one bio (a buffer whose pages the kernel can merge), split into device
+    /// commands ([`split::pieces`]) that go through the zone write plugs in order as Linux 6.12
+    /// issues them ([`BlockDevice::issue_writes`]): every piece is issued even when one fails
+    /// (pieces in other zones may land), and the call then fails with the errno
+    /// [`split::split_errno`] picks.
     pub fn write(&self, offset: u64, buf: &[u8]) -> Result<usize, BlkError> {
         let cut = split::cut_write(&self.limits, offset, buf.len() as u64)?;
         let data = &buf[..cut.bytes as usize];
@@ -141,18 +148,11 @@ impl BlockDevice {
             return Ok(0);
         }
         if self.passthrough {
-            self.dispatch_write(cut.sector, data).map_err(|e| BlkError::from_device(&e))?;
+            self.dev.write_at(cut.sector, data).map_err(|e| BlkError::from_device(&e))?;
             return Ok(data.len());
         }
-        let mut errors = Vec::new();
-        let mut n = 0;
-        for (i, p) in split::pieces(&self.limits, cut.sector, cut.sectors()).enumerate() {
-            n = i + 1;
-            if let Err(e) = self.dispatch_write(p.sector, &data[p.buf_range()]) {
-                errors.push((i, BlkError::from_device(&e)));
-            }
-        }
-        split_error(errors, n)?;
+        let pieces: Vec<split::Piece> = split::pieces(&self.limits, cut.sector, cut.sectors()).collect();
+        self.issue_writes(cut.sector, data, &pieces)?;
         Ok(data.len())
     }
 
@@ -188,13 +188,17 @@ impl BlockDevice {
     /// zone.
     pub fn zone_mgmt(&self, op: ZoneOp, sector: u64, nr: u64) -> Result<(), BlkError> {
         if self.passthrough {
-            return self.dispatch_mgmt(MgmtCommand::Zone { op, sector, nr }).map_err(|e| BlkError::from_device(&e));
+            return self.dev.zone_mgmt(op, sector, nr).map_err(|e| BlkError::from_device(&e));
         }
         let plan = mgmt::plan(&self.limits, op, sector, nr)?;
         let mut failed: Vec<(u64, Errno)> = Vec::new();
         let mut errors: Vec<BlkError> = Vec::new();
         for cmd in plan.commands() {
-            if let Err(e) = self.dispatch_mgmt(cmd) {
+            // The zones' bios are chained in ascending order (`blk_next_bio`), so each one's
+            // status at completion is its own error or an earlier zone's: after a failing zone,
+            // the plugs of the zones after it are left as they were (`blk_zone_mgmt_bio_endio`
+            // does nothing for a failed bio).
+            if let Err(e) = self.dispatch_mgmt(cmd, failed.is_empty()) {
                 let at = match cmd {
                     MgmtCommand::Zone { sector, .. } => sector,
                     MgmtCommand::ResetAll => 0,
@@ -248,7 +252,10 @@ impl BlockDevice {
         if sectors > l.chunk_sectors || sectors > l.zone_append_max_sectors() {
             return eio(format!("{len} bytes: larger than the zone append limit ({} bytes)", l.zone_append_max_bytes));
         }
-        if self.passthrough || l.zone_append == ZoneAppendMode::Native {
+        if self.passthrough {
+            return self.dev.zone_append(zone_start, buf).map_err(|e| BlkError::from_device(&e));
+        }
+        if l.zone_append == ZoneAppendMode::Native {
             return self.dispatch_append(zone_start, buf).map_err(|e| BlkError::from_device(&e));
         }
         let mut zones = Vec::with_capacity(1);
@@ -266,7 +273,8 @@ impl BlockDevice {
         if z.wp + sectors > z.start + z.capacity {
             return eio("past the zone capacity".into());
         }
-        self.dispatch_write(z.wp, buf).map_err(|e| BlkError::from_device(&e))?;
+        let piece = split::Piece { sector: z.wp, sectors, buf_offset: 0 };
+        self.issue_writes(z.wp, buf, &[piece])?;
         Ok(z.wp)
     }
 
@@ -284,38 +292,86 @@ impl BlockDevice {
     // One method per kind of device command: every command the block layer issues goes through
     // one of these.
 
-    /// One write command (a piece of a split write, or an emulated zone append), through the
-    /// zone's write plug: checked against the plug's write pointer (EIO in the block layer), sent,
-    /// and the plug told how it ended.
-    fn dispatch_write(&self, sector: u64, buf: &[u8]) -> DeviceResult<()> {
-        let Some(plugs) = &self.plugs else { return self.dev.write_at(sector, buf) };
+    /// Issue the write commands `pieces` of one bio (its data `data`, starting at `sector`)
+    /// through the zone write plugs, in the order Linux 6.12 sends them to the device, and fail
+    /// with the errno the bio ends with.
+    ///
+    /// - Submission (`submit_bio`, then `bio_split_to_limits` piece by piece): a piece to a
+    ///   conventional zone becomes a request; a piece to a sequential zone is checked by its zone's
+    ///   plug (`blk_zone_wplug_handle_write`), fails there at once, becomes a request if its plug
+    ///   is idle, or waits in the plug behind the zone's request.
+    /// - The requests made at submission (one per zone at most, besides conventional ones) reach
+    ///   the device in submission order once the whole bio is submitted (the submitter's
+    ///   `blk_plug`, flushed by `blk_finish_plug`); only then does a completion send the next
+    ///   piece of its zone (`blk_zone_wplug_bio_work`). So a write crossing from one zone into
+    ///   the next opens the next zone before the rest of the first is written, as the kernel's
+    ///   trace shows (`block_rq_issue` of the next zone's first piece before the first zone's
+    ///   second).
+    /// - A failed request fails the pieces waiting in its zone's plug first
+    ///   (`blk_zone_write_plug_bio_endio` aborts them before the failed bio completes to its
+    ///   parent), so they come before it in completion order.
+    fn issue_writes(&self, sector: u64, data: &[u8], pieces: &[split::Piece]) -> Result<(), BlkError> {
+        let plugs = self.plugs.as_ref().expect("an emulated device has plugs");
         let mut p = plugs.lock().unwrap_or_else(|e| e.into_inner());
-        let mut ev = Vec::new();
-        p.submit(Bio { id: 0, sector, sectors: buf.len() as u64 / SECTOR_SIZE, append: false }, &mut ev);
-        let mut result = Ok(());
-        while !ev.is_empty() {
-            for e in std::mem::take(&mut ev) {
-                match e {
-                    Event::Direct(_) => result = self.dev.write_at(sector, buf),
-                    Event::Dispatch(req) => {
-                        result = self.dev.write_at(req.sector, buf);
-                        p.complete(req.zone, result.is_ok(), &mut ev);
-                    }
-                    Event::Fail(_, why) => {
-                        result = Err(plug_error(why, &self.dev.info().geometry, sector));
-                    }
-                    Event::Resync(zone) => {
-                        let mut zones = Vec::new();
-                        if self.dev.report_zones(self.dev.info().geometry.zone_start(zone), 1, &mut zones).is_ok()
-                            && let Some(z) = zones.first()
-                        {
-                            p.sync_wp(z, &mut ev);
+        let g = &self.dev.info().geometry;
+        let buf = |s: u64, n: u64| {
+            let at = ((s - sector) * SECTOR_SIZE) as usize;
+            &data[at..at + (n * SECTOR_SIZE) as usize]
+        };
+        // Pieces that failed, in completion order, with their errors.
+        let mut errors: Vec<(usize, BlkError)> = Vec::new();
+        let mut queue: std::collections::VecDeque<Event> = std::collections::VecDeque::new();
+        let route = |ev: Vec<Event>,
+                     p: &mut Plugs,
+                     queue: &mut std::collections::VecDeque<Event>,
+                     errors: &mut Vec<(usize, BlkError)>| {
+            let mut ev = ev;
+            while !ev.is_empty() {
+                for e in std::mem::take(&mut ev) {
+                    match e {
+                        Event::Fail(b, why) => {
+                            let e = BlkError::from_device(&plug_error(why, g, b.sector));
+                            errors.push((b.id as usize, e));
                         }
+                        Event::Resync(zone) => {
+                            let mut zones = Vec::new();
+                            if self.dev.report_zones(g.zone_start(zone), 1, &mut zones).is_ok()
+                                && let Some(z) = zones.first()
+                            {
+                                p.sync_wp(z, &mut ev);
+                            }
+                        }
+                        e @ (Event::Direct(_) | Event::Dispatch(_)) => queue.push_back(e),
                     }
                 }
             }
+        };
+        for (i, piece) in pieces.iter().enumerate() {
+            let mut ev = Vec::new();
+            p.submit(Bio { id: i as u64, sector: piece.sector, sectors: piece.sectors, append: false }, &mut ev);
+            route(ev, &mut p, &mut queue, &mut errors);
         }
-        result
+        while let Some(e) = queue.pop_front() {
+            match e {
+                Event::Direct(b) => {
+                    if let Err(e) = self.dev.write_at(b.sector, buf(b.sector, b.sectors)) {
+                        errors.push((b.id as usize, BlkError::from_device(&e)));
+                    }
+                }
+                Event::Dispatch(req) => {
+                    let r = self.dev.write_at(req.sector, buf(req.sector, req.sectors));
+                    let mut ev = Vec::new();
+                    p.complete(req.zone, r.is_ok(), &mut ev);
+                    route(ev, &mut p, &mut queue, &mut errors);
+                    if let Err(e) = r {
+                        let e = BlkError::from_device(&e);
+                        errors.extend(req.bios.iter().map(|b| (b.id as usize, e.clone())));
+                    }
+                }
+                Event::Fail(..) | Event::Resync(_) => unreachable!("routed above"),
+            }
+        }
+        split_error(errors, pieces.len())
     }
 
     /// One read command.
@@ -324,36 +380,51 @@ impl BlockDevice {
     }
 
     /// One native zone append command.
+    /// A native zone append is not plugged, but a plug of its zone goes away, failing the
+    /// writes that wait in it (`blk_zone_wplug_handle_native_zone_append`).
     fn dispatch_append(&self, zone_start: u64, buf: &[u8]) -> DeviceResult<u64> {
+        if let Some(plugs) = &self.plugs {
+            let mut p = plugs.lock().unwrap_or_else(|e| e.into_inner());
+            let mut ev = Vec::new();
+            let sectors = buf.len() as u64 / SECTOR_SIZE;
+            p.submit(Bio { id: 0, sector: zone_start, sectors, append: true }, &mut ev);
+        }
         self.dev.zone_append(zone_start, buf)
     }
 
     /// One zone management command: one zone, or a reset-all (the device's reset of its whole
-    /// capacity).
-    fn dispatch_mgmt(&self, cmd: MgmtCommand) -> DeviceResult<()> {
-        if let Some(plugs) = &self.plugs {
-            let g = &self.dev.info().geometry;
+    /// capacity). A reset or finish of a conventional zone fails in the block layer
+    /// (`blk_zone_wplug_handle_zone_mgmt`: EIO, whatever the transport). Once the device has
+    /// carried out a reset, finish or reset-all, and if `update_plugs` (the bio completes without
+    /// error), the plugs of its zones take their new write pointers (`blk_zone_mgmt_bio_endio`:
+    /// at completion, since Linux 6.12.95's backport; at submission before it).
+    fn dispatch_mgmt(&self, cmd: MgmtCommand, update_plugs: bool) -> DeviceResult<()> {
+        let g = &self.dev.info().geometry;
+        if let MgmtCommand::Zone { op: ZoneOp::Reset | ZoneOp::Finish, sector, .. } = cmd
+            && let Some(zone) = g.zone_index(sector).filter(|&z| g.is_conventional(z))
+        {
+            let error = zonekit_core::ZoneError::new(zonekit_core::ZoneErrorKind::Conventional, Some(zone), sector);
+            return Err(DeviceError::Zone { error, errno: Errno::EIO });
+        }
+        match cmd {
+            MgmtCommand::Zone { op, sector, nr } => self.dev.zone_mgmt(op, sector, nr)?,
+            MgmtCommand::ResetAll => self.dev.zone_mgmt(ZoneOp::Reset, 0, self.limits.capacity)?,
+        }
+        if let Some(plugs) = self.plugs.as_ref().filter(|_| update_plugs) {
             let mut p = plugs.lock().unwrap_or_else(|e| e.into_inner());
             let mut ev = Vec::new();
             match cmd {
-                MgmtCommand::Zone { op: op @ (ZoneOp::Reset | ZoneOp::Finish), sector, .. } => {
-                    let zone = g.zone_index(sector).unwrap_or(0);
-                    if g.is_conventional(zone) {
-                        // blk_zone_wplug_handle_reset_or_finish: EIO, whatever the transport.
-                        let error =
-                            zonekit_core::ZoneError::new(zonekit_core::ZoneErrorKind::Conventional, Some(zone), sector);
-                        return Err(DeviceError::Zone { error, errno: Errno::EIO });
-                    }
-                    if op == ZoneOp::Reset { p.reset(zone, &mut ev) } else { p.finish(zone, &mut ev) }
+                MgmtCommand::Zone { op: ZoneOp::Reset, sector, .. } => {
+                    p.reset(g.zone_index(sector).unwrap_or(0), &mut ev)
+                }
+                MgmtCommand::Zone { op: ZoneOp::Finish, sector, .. } => {
+                    p.finish(g.zone_index(sector).unwrap_or(0), &mut ev)
                 }
                 MgmtCommand::ResetAll => p.reset_all(&mut ev),
                 MgmtCommand::Zone { .. } => {}
             }
         }
-        match cmd {
-            MgmtCommand::Zone { op, sector, nr } => self.dev.zone_mgmt(op, sector, nr),
-            MgmtCommand::ResetAll => self.dev.zone_mgmt(ZoneOp::Reset, 0, self.limits.capacity),
-        }
+        Ok(())
     }
 
     /// One report zones command.
@@ -393,15 +464,17 @@ fn plug_error(why: super::plug::FailReason, geometry: &zonekit_core::Geometry, s
     DeviceError::Zone { error: ZoneError::new(kind, geometry.zone_index(sector), sector), errno: Errno::EIO }
 }
 
-/// The error of a split request whose pieces `errors` failed (piece index and error, in order) out
-/// of `nr_pieces`: the errno [`split::split_errno`] picks, with that piece's message.
+/// The error of a split request whose pieces `errors` failed (piece index and error, in
+/// completion order) out of `nr_pieces`: the errno [`split::split_errno`] picks, with that
+/// piece's message.
 fn split_error(errors: Vec<(usize, BlkError)>, nr_pieces: usize) -> Result<(), BlkError> {
     let failed: Vec<(usize, Errno)> = errors.iter().map(|(i, e)| (*i, e.errno)).collect();
-    let Some(errno) = split::split_errno(&failed, nr_pieces) else { return Ok(()) };
+    if split::split_errno(&failed, nr_pieces).is_none() {
+        return Ok(());
+    }
     let count = errors.len();
-    let last_failed = failed.last().is_some_and(|&(i, e)| i + 1 == nr_pieces && e == errno);
-    let mut errors = errors.into_iter();
-    let (_, mut e) = if last_failed { errors.next_back() } else { errors.next() }.expect("a piece failed");
+    let at = errors.iter().position(|(i, _)| i + 1 == nr_pieces).unwrap_or(0);
+    let mut e = errors.into_iter().nth(at).expect("a piece failed").1;
     if count > 1 {
         e.message = format!("{} ({count} of {nr_pieces} commands failed)", e.message);
     }

@@ -27,12 +27,16 @@
 //! - Writes to conventional zones are not plugged; zone appends to them fail. A native zone append
 //!   is not plugged either; writes still waiting in its zone's plug fail ("invalid mix of zone
 //!   append and regular writes", `blk_zone_wplug_handle_native_zone_append`).
-//! - Reset and finish set the plug's offset (0, the zone size) at submission and fail what waits
-//!   in it (`blk_zone_wplug_handle_reset_or_finish`); reset-all does it for every plug.
+//! - Reset and finish set the plug's offset (0, the zone size) and fail what waits in it; reset-all
+//!   does it for every plug. Linux 6.12.95 does it when the command completes without error
+//!   (`blk_zone_mgmt_bio_endio`), earlier 6.12 releases at submission
+//!   (`blk_zone_wplug_handle_reset_or_finish`): the caller says when.
 //! - After a failed write, the plug's write pointer is unknown: with [`Recovery::NeedWpUpdate`]
 //!   (the default: 6.13 and later, and Debian's 6.12.95, which has the fix backported) every
-//!   waiting write fails and later writes fail until a zone report, a reset or a finish
-//!   (`BLK_ZONE_WPLUG_NEED_WP_UPDATE`); with [`Recovery::Resync`] (6.10 to 6.12 before the
+//!   waiting write fails and later writes fail until a zone report that covers the zone, a reset
+//!   or a finish (`BLK_ZONE_WPLUG_NEED_WP_UPDATE`); a plug that did not lose it keeps its own
+//!   write pointer whatever a report says; a plug at a zone's start or capacity goes away even
+//!   after a failed write (`disk_zone_wplug_unplug_bio`); with [`Recovery::Resync`] (6.10 to 6.12 before the
 //!   backport) the block layer reads it back from the device at once ([`Event::Resync`],
 //!   `disk_zone_wplug_handle_error`) and fails the waiting writes that no longer line up with it
 //!   (`disk_zone_wplug_abort_unaligned`).
@@ -390,13 +394,15 @@ impl Plugs {
         }
     }
 
-    /// Drop `zone`'s plug when nothing uses it and its zone is empty or full (or its plug has
-    /// nothing to remember).
+    /// Drop `zone`'s plug when nothing uses it and its write-pointer offset is the zone's start
+    /// or at the capacity (`disk_mark_zone_wplug_dead` once its last reference goes), even if it
+    /// lost the write pointer after a failed write: the next write makes a new plug at its own
+    /// offset.
     fn drop_if_idle(&mut self, zone: u32) {
         let cap = self.zone_cap(zone);
         let Some(p) = self.plugs.get(&zone) else { return };
         let busy = p.plugged || p.listed || p.in_flight > 0 || !p.list.is_empty();
-        if !busy && !p.need_wp_update && (p.wp_offset == 0 || p.wp_offset >= cap) {
+        if !busy && (p.wp_offset == 0 || p.wp_offset >= cap) {
             self.plugs.remove(&zone);
         }
     }
@@ -440,11 +446,34 @@ impl Plugs {
     }
 
     /// The device reported `zone`'s write pointer (a zone report, or the read-back of error
-    /// recovery): the plug takes it, forgets a lost write pointer, and (6.12's recovery) fails the
-    /// waiting writes that no longer line up with it.
+    /// recovery).
+    ///
+    /// With [`Recovery::NeedWpUpdate`], only a plug that lost its write pointer takes it
+    /// (`disk_zone_wplug_sync_wp_offset`): its offset becomes the zone's as the kernel reads it
+    /// from a report (`blk_zone_wp_offset`: the zone size for a full zone, none for a read-only or
+    /// offline one), what waits in it fails, and the plug goes away if the zone is empty or full.
+    /// A plug that did not lose it keeps its own, even where the device's differs (after a range
+    /// operation that failed on an earlier zone, see [`Plugs::reset`]).
+    ///
+    /// With [`Recovery::Resync`] (6.12's recovery before the backport), the plug takes the write
+    /// pointer and fails the waiting writes that no longer line up with it.
     pub fn sync_wp(&mut self, zone: &Zone, out: &mut Vec<Event>) {
         let Some(idx) = self.zone_of(zone.start) else { return };
         let Some(p) = self.plugs.get_mut(&idx) else { return };
+        if self.cfg.recovery == Recovery::NeedWpUpdate {
+            if p.need_wp_update {
+                let offset = match zone.cond {
+                    ZoneCond::ImplicitOpen | ZoneCond::ExplicitOpen | ZoneCond::Closed => {
+                        zone.wp.saturating_sub(zone.start)
+                    }
+                    ZoneCond::Full => zone.len,
+                    ZoneCond::Empty => 0,
+                    _ => u64::MAX,
+                };
+                self.set_wp_offset(idx, offset, out);
+            }
+            return;
+        }
         let unusable = matches!(zone.cond, ZoneCond::ReadOnly | ZoneCond::Offline);
         p.wp_offset = if unusable { u64::MAX } else { zone.wp.saturating_sub(zone.start) };
         p.need_wp_update = false;
@@ -503,18 +532,22 @@ impl Plugs {
         }
     }
 
-    /// A zone reset of `zone` is submitted.
+    /// A zone reset of `zone` completed without error (`blk_zone_reset_bio_endio`; Linux 6.12
+    /// before the 6.12.95 backport did it at submission). A bio of a range whose earlier zone
+    /// failed carries that error (its chained child's), so the plugs of the zones after a failing
+    /// one are not told.
     pub fn reset(&mut self, zone: u32, out: &mut Vec<Event>) {
         self.set_wp_offset(zone, 0, out);
     }
 
-    /// A zone finish of `zone` is submitted.
+    /// A zone finish of `zone` completed without error (`blk_zone_finish_bio_endio`; see
+    /// [`Plugs::reset`]).
     pub fn finish(&mut self, zone: u32, out: &mut Vec<Event>) {
         let len = self.cfg.geometry.zone_len(zone);
         self.set_wp_offset(zone, len, out);
     }
 
-    /// A reset of every zone is submitted.
+    /// A reset of every zone completed without error (`blk_zone_reset_all_bio_endio`).
     pub fn reset_all(&mut self, out: &mut Vec<Event>) {
         let mut zones: Vec<u32> = self.plugs.keys().copied().collect();
         zones.sort_unstable();

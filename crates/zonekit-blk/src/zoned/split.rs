@@ -176,17 +176,18 @@ impl Iterator for Pieces<'_> {
 }
 
 /// The errno of a split request some of whose pieces failed (`failed`: piece index and errno, in
-/// piece order; `nr_pieces`: how many there were), or `None` if none failed.
+/// the order the pieces completed; `nr_pieces`: how many there were), or `None` if none failed.
 ///
 /// Each piece split off a bio is chained to what remains of it (`bio_chain` in `bio_split`), and
 /// the last piece is the original bio: a chained piece's error is kept by its parent only when the
-/// parent has none yet (`__bio_chain_endio`), while the parent's own failure overwrites it
-/// (`blk_update_request`). Completing in order, the request fails with the last piece's errno if
-/// that piece failed, else with the first failing piece's.
+/// parent has none yet (`__bio_chain_endio`), while the parent's own failure, whenever it comes,
+/// overwrites it (`blk_update_request`, `bio_io_error`). The request fails with the last piece's
+/// errno if that piece failed, else with the errno of the piece that failed first. Pieces that
+/// complete in order (reads, or writes of one zone) give the first failing piece's.
 pub fn split_errno(failed: &[(usize, Errno)], nr_pieces: usize) -> Option<Errno> {
-    match failed.last() {
-        Some(&(i, e)) if i + 1 == nr_pieces => Some(e),
-        _ => failed.first().map(|&(_, e)| e),
+    match failed.iter().find(|&&(i, _)| i + 1 == nr_pieces) {
+        Some(&(_, e)) => Some(e),
+        None => failed.first().map(|&(_, e)| e),
     }
 }
 
@@ -240,5 +241,8 @@ mod tests {
         assert_eq!(split_errno(&[(0, a), (1, b)], 3), Some(a));
         assert_eq!(split_errno(&[(0, a), (2, b)], 3), Some(b));
         assert_eq!(split_errno(&[(1, b)], 2), Some(b));
+        // In completion order: the last piece failed first, a piece before it later.
+        assert_eq!(split_errno(&[(2, b), (0, a)], 3), Some(b));
+        assert_eq!(split_errno(&[(1, b), (0, a)], 3), Some(b));
     }
 }
