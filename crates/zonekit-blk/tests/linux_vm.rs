@@ -161,12 +161,69 @@ struct Aligned {
     len: usize,
 }
 
+/// Pages in a bio (`BIO_MAX_VECS`): the most a direct I/O puts in one bio when its pages are not
+/// physically contiguous; contiguous pages share a `bio_vec`.
+const BIO_MAX_VECS: usize = 256;
+const PAGE: usize = 4096;
+/// A transparent huge page (the lanes' kernels make them at fault, `CONFIG_TRANSPARENT_HUGEPAGE_ALWAYS`).
+const HUGE_PAGE: usize = 2 << 20;
+
 impl Aligned {
     fn new(len: usize) -> Aligned {
-        let buf = vec![0u8; len + 4096];
-        let at = buf.as_ptr().align_offset(4096);
+        Aligned::with_alignment(len, PAGE)
+    }
+
+    fn with_alignment(len: usize, align: usize) -> Aligned {
+        let buf = vec![0u8; len.next_multiple_of(align) + align];
+        let at = buf.as_ptr().align_offset(align);
         Aligned { buf, at, len }
     }
+
+    /// Run `f` on a buffer holding `data` that a direct write puts in one bio, as `BlockDevice`
+    /// assumes of the buffers it is given: a write of more than [`BIO_MAX_VECS`] pages fills a bio
+    /// with at most that many runs of physically contiguous pages (`bio_iov_iter_get_pages`),
+    /// then goes on in another, and where the kernel's bios end changes which pieces of a failing
+    /// write land and the errno it returns. Large writes use one buffer of huge pages kept for the
+    /// whole process, checked once against the page frames `/proc/self/pagemap` gives.
+    fn with_one_bio<R>(data: &[u8], f: impl FnOnce(&[u8]) -> R) -> R {
+        static LARGE: std::sync::OnceLock<Mutex<Aligned>> = std::sync::OnceLock::new();
+        const LARGE_LEN: usize = 3 * HUGE_PAGE;
+        if data.len().div_ceil(PAGE) <= BIO_MAX_VECS || data.len() > LARGE_LEN {
+            let mut b = Aligned::new(data.len());
+            b.get_mut().copy_from_slice(data);
+            return f(b.get());
+        }
+        let large = LARGE.get_or_init(|| {
+            let mut tried = Vec::new();
+            loop {
+                let mut b = Aligned::with_alignment(LARGE_LEN, HUGE_PAGE);
+                b.get_mut().fill(1);
+                let runs = b.physical_runs();
+                if runs <= BIO_MAX_VECS {
+                    return Mutex::new(b);
+                }
+                tried.push(b);
+                assert!(tried.len() < 20, "no buffer of {LARGE_LEN} bytes in at most {BIO_MAX_VECS} physically contiguous runs (the last has {runs})");
+            }
+        });
+        let mut b = large.lock().unwrap();
+        b.get_mut()[..data.len()].copy_from_slice(data);
+        f(&b.get()[..data.len()])
+    }
+
+    /// How many runs of physically contiguous pages the buffer's pages make.
+    fn physical_runs(&self) -> usize {
+        let f = std::fs::File::open("/proc/self/pagemap").expect("open /proc/self/pagemap");
+        let first = self.get().as_ptr() as usize / PAGE;
+        let pages = self.len.div_ceil(PAGE);
+        let mut raw = vec![0u8; pages * 8];
+        f.read_exact_at(&mut raw, (first * 8) as u64).expect("read /proc/self/pagemap");
+        let pfns: Vec<u64> =
+            raw.chunks(8).map(|e| u64::from_le_bytes(e.try_into().expect("8 bytes")) & ((1 << 55) - 1)).collect();
+        assert!(pfns.iter().all(|&p| p != 0), "no page frame numbers in /proc/self/pagemap (not root?)");
+        1 + pfns.windows(2).filter(|w| w[1] != w[0] + 1).count()
+    }
+
     fn get(&self) -> &[u8] {
         &self.buf[self.at..self.at + self.len]
     }
@@ -193,9 +250,7 @@ impl Kernel {
     }
 
     fn write(&self, offset: u64, data: &[u8]) -> Result<usize, Errno> {
-        let mut b = Aligned::new(data.len());
-        b.get_mut().copy_from_slice(data);
-        self.dev.file().write_at(b.get(), offset).map_err(|e| io_errno(&e))
+        Aligned::with_one_bio(data, |b| self.dev.file().write_at(b, offset)).map_err(|e| io_errno(&e))
     }
 
     fn read(&self, offset: u64, len: usize) -> Result<Vec<u8>, Errno> {
