@@ -8,8 +8,8 @@
 //! | command | does | prints |
 //! |---|---|---|
 //! | `device personality=P zones=N zone-size=S [conv=N] [cap=C] [max-open=N] [max-active=N] [lbs=B] [max-append=S] [capacity=S] [max-sectors-kb=N] [qd1=0\|1] [rotational=0\|1]` | a fresh in-memory emulated device behind a `BlockDevice` | `ok` |
-//! | `override KEY=VALUE…` | the same device with changed queue limits (`lbs`, `chunk-sectors`, `nr-zones`, `max-open`, `max-active`, `append-max-bytes`, `write-granularity`, `max-sectors-kb`, `qd1`, `append=native\|emulated`) | `ok`, or the error |
-//! | `limits` | the queue attributes, as `/sys/block/X/queue` names them | `name value` lines, then `capacity=… lbs=… pbs=… append=…` |
+//! | `override KEY=VALUE…` | the same device with changed queue limits (`lbs`, `chunk-sectors`, `nr-zones`, `max-open`, `max-active`, `append-max-bytes`, `write-granularity`, `max-sectors-kb`, `max-sectors`, `qd1`, `append=native\|emulated`) | `ok`, or the error |
+//! | `limits` | the queue attributes, as `/sys/block/X/queue` names them | `name value` lines, then `capacity=… lbs=… pbs=… append=… max_sectors=…` |
 //! | `split-write OFFSET LEN`, `split-read OFFSET LEN` | the cut and split alone (no device command) | `cut sector=S bytes=B`, then one `piece sector=S nr=N buf=OFF` line per command, or the error |
 //! | `plan OP SECTOR NR` | a management range's plan alone | `reset-all`, or one `OP sector=S nr=N` line per zone (at most 8, then `… N zones`), or the error |
 //! | `write OFFSET LEN`, `read OFFSET LEN` | `pwrite` / `pread` on the block device | each device command (`dev write S+N ok`, or with the device's error), then `ok BYTES` or `ERRNO message` |
@@ -178,8 +178,8 @@ impl Runner {
                 let l = self.bdev()?.limits();
                 let mut lines: Vec<String> = l.attributes().iter().map(|(n, v)| format!("{n} {v}")).collect();
                 lines.push(format!(
-                    "capacity={} lbs={} pbs={} append={:?}",
-                    l.capacity, l.logical_block_size, l.physical_block_size, l.zone_append
+                    "capacity={} lbs={} pbs={} append={:?} max_sectors={}",
+                    l.capacity, l.logical_block_size, l.physical_block_size, l.zone_append, l.max_sectors
                 ));
                 Ok(lines.join("\n"))
             }
@@ -350,6 +350,7 @@ impl Runner {
                 "append-max-bytes" => o.zone_append_max_bytes = Some(num(v)?),
                 "write-granularity" => o.zone_write_granularity = Some(num(v)? as u32),
                 "max-sectors-kb" => o.max_sectors_kb = Some(num(v)? as u32),
+                "max-sectors" => o.max_sectors = Some(num(v)?),
                 "qd1" => o.zoned_qd1_writes = Some(num(v)? != 0),
                 "append" => o.zone_append_native = Some(v == "native"),
                 _ => return Err(format!("unknown override `{k}`")),

@@ -384,8 +384,31 @@ enum Twin {
     Persistent(BlockDevice, Arc<Reopened>),
 }
 
+/// The kernel device's queue limits that its description does not carry: null_blk's
+/// `max_sectors` in sectors. null_blk passes its `max_sectors` setting (configfs, 0 by default) as
+/// the driver's limit, and with none the block layer takes `BLK_SAFE_MAX_SECTORS`, 255 sectors,
+/// which sysfs can only show as `max_sectors_kb` 127; requests are split at 255.
+fn twin_overrides(dev: &Dev, info: &DeviceInfo) -> LimitOverrides {
+    let mut o = LimitOverrides {
+        max_sectors_kb: Some(info.queue.max_sectors_kb),
+        zoned_qd1_writes: Some(info.queue.zoned_qd1_writes),
+        ..LimitOverrides::default()
+    };
+    if dev.personality == Personality::NullBlk {
+        let name = dev.path.file_name().expect("a device file").to_string_lossy();
+        let attr = format!("/sys/kernel/config/nullb/{name}/max_sectors");
+        let set: u64 = std::fs::read_to_string(&attr)
+            .unwrap_or_else(|e| panic!("{attr}: {e}"))
+            .trim()
+            .parse()
+            .unwrap_or_else(|e| panic!("{attr}: {e}"));
+        o.max_sectors = Some(if set == 0 { 255 } else { set });
+    }
+    o
+}
+
 impl Twin {
-    fn memory(info: &DeviceInfo) -> Twin {
+    fn memory(info: &DeviceInfo, overrides: &LimitOverrides) -> Twin {
         let kind = DeviceKind::Emulated { store: "memory".into(), profile: None };
         let dev = EmulatedDevice::new(
             &format!("emulated {}", info.spec),
@@ -393,23 +416,18 @@ impl Twin {
             &twin_config(info),
             Box::new(MemoryStore::new()),
         );
-        Twin::Memory(BlockDevice::new(Arc::new(dev)))
+        Twin::Memory(BlockDevice::with_overrides(Arc::new(dev), overrides).expect("the kernel's queue limits"))
     }
 
-    fn persistent(info: &DeviceInfo, dir: &Path) -> Twin {
+    fn persistent(info: &DeviceInfo, overrides: &LimitOverrides, dir: &Path) -> Twin {
         // What the metadata keeps of the configuration (not the physical block size nor the
         // queue settings, which a reopened device takes from its defaults).
         let config = DeviceConfig::from_meta(&twin_config(info).to_meta(DataMode::Files)).expect("storable twin");
         let new = persistent::create_dir(dir, &config, DataMode::Files).expect("create the twin");
         new.close().expect("close the new twin");
         drop(new);
-        let overrides = LimitOverrides {
-            max_sectors_kb: Some(info.queue.max_sectors_kb),
-            zoned_qd1_writes: Some(info.queue.zoned_qd1_writes),
-            ..LimitOverrides::default()
-        };
         let dev = Arc::new(Reopened::open(dir));
-        let blk = BlockDevice::with_overrides(dev.clone(), &overrides).expect("the kernel's queue limits");
+        let blk = BlockDevice::with_overrides(dev.clone(), overrides).expect("the kernel's queue limits");
         dev.close();
         Twin::Persistent(blk, dev)
     }
@@ -782,7 +800,7 @@ fn scenario_differences(dev: &Dev, log: &mut String) -> Vec<(&'static str, usize
     let k = Kernel::open(dev);
     k.zero_conventional();
     let info = k.dev.info().clone();
-    let t = Twin::memory(&info);
+    let t = Twin::memory(&info, &twin_overrides(dev, &info));
     let g = &info.geometry;
     let mut out = Vec::new();
     let _ =
@@ -941,7 +959,8 @@ fn random_run(dev: &Dev, seed: u64, steps: usize, persistent: bool, log: &mut St
     let info = k.dev.info().clone();
     let g = info.geometry.clone();
     let tmp = tempfile::tempdir().expect("temporary directory");
-    let t = if persistent { Twin::persistent(&info, &tmp.path().join("twin")) } else { Twin::memory(&info) };
+    let o = twin_overrides(dev, &info);
+    let t = if persistent { Twin::persistent(&info, &o, &tmp.path().join("twin")) } else { Twin::memory(&info, &o) };
     resync(&k, &t, &info);
     let mut rng = Rng(seed);
     let lbs = u64::from(g.logical_block_size) / SECTOR_SIZE;

@@ -29,6 +29,7 @@ fn limits() -> impl Strategy<Value = QueueLimits> {
                 zone_append_max_bytes: 0,
                 zone_write_granularity: lbs,
                 max_sectors_kb: (lbs / 1024).max(4) << kb_shift,
+                max_sectors: u64::from((lbs / 1024).max(4) << kb_shift) * 2,
                 zoned_qd1_writes: false,
             }
         },

@@ -26,8 +26,9 @@ pub const WPLUG_DEFAULT_POOL_SIZE: u32 = 128;
 ///
 /// Invariants (checked by [`QueueLimits::with_overrides`]): the logical block size is 512 or
 /// 4096 and the physical block size a power of two no smaller; the capacity and `chunk_sectors`
-/// are non-zero multiples of the logical block size; `max_sectors_kb` holds at least one logical
-/// block and one page (4 KiB, as `queue_max_sectors_store` requires).
+/// are non-zero multiples of the logical block size; `max_sectors` holds at least one logical
+/// block and one page (4 KiB, as `queue_max_sectors_store` requires), is a multiple of the logical
+/// block size (`blk_validate_limits`), and `max_sectors_kb` is half of it, rounded down.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueueLimits {
     /// `zoned`: the zoned model (`host-managed`).
@@ -52,8 +53,14 @@ pub struct QueueLimits {
     pub zone_append_max_bytes: u64,
     /// `zone_write_granularity` in bytes: the smallest write unit of a sequential zone.
     pub zone_write_granularity: u32,
-    /// `max_sectors_kb`: the largest request, in KiB; reads and writes are split at it.
+    /// `max_sectors_kb`: the largest request, in KiB (as sysfs shows it: [`QueueLimits::max_sectors`]
+    /// halved, rounded down).
     pub max_sectors_kb: u32,
+    /// The largest request in 512-byte sectors (`max_sectors`); reads and writes are split at it.
+    /// Usually twice `max_sectors_kb`, but a driver may set an odd limit that KiB cannot show:
+    /// null_blk sets none by default, and the block layer's default is then
+    /// `BLK_SAFE_MAX_SECTORS`, 255 sectors (`max_sectors_kb` 127).
+    pub max_sectors: u64,
     /// `zoned_qd1_writes`: issue every zone write from one per-device worker, one at a time.
     pub zoned_qd1_writes: bool,
 }
@@ -77,6 +84,9 @@ pub struct LimitOverrides {
     pub zone_write_granularity: Option<u32>,
     /// `max_sectors_kb`.
     pub max_sectors_kb: Option<u32>,
+    /// `max_sectors` in 512-byte sectors (rounded down to the logical block size), for a limit
+    /// that is not a whole number of KiB; it wins over `max_sectors_kb`.
+    pub max_sectors: Option<u64>,
     /// `zoned_qd1_writes`.
     pub zoned_qd1_writes: Option<bool>,
     /// Whether zone append is native (true) or emulated (false).
@@ -138,6 +148,7 @@ impl QueueLimits {
         }
         let zone_write_granularity =
             if info.personality == Personality::Zbc { g.physical_block_size } else { g.logical_block_size };
+        let lbs_sectors = (u64::from(g.logical_block_size) / SECTOR_SIZE).max(1);
         let mut limits = QueueLimits {
             zoned: info.model.clone(),
             capacity: g.capacity,
@@ -151,6 +162,7 @@ impl QueueLimits {
             zone_append_max_bytes: l.max_append_sectors * SECTOR_SIZE,
             zone_write_granularity,
             max_sectors_kb: info.queue.max_sectors_kb,
+            max_sectors: u64::from(info.queue.max_sectors_kb) * 2 / lbs_sectors * lbs_sectors,
             zoned_qd1_writes: info.queue.zoned_qd1_writes,
         };
         if !linux {
@@ -188,6 +200,10 @@ impl QueueLimits {
         }
         if let Some(kb) = o.max_sectors_kb {
             q.max_sectors_kb = kb;
+            q.max_sectors = u64::from(kb) * 2;
+        }
+        if let Some(n) = o.max_sectors {
+            q.max_sectors = n;
         }
         if let Some(b) = o.zoned_qd1_writes {
             q.zoned_qd1_writes = b;
@@ -213,9 +229,14 @@ impl QueueLimits {
             ));
         }
         let min_kb = (lbs / 1024).max(4) as u32;
-        if q.max_sectors_kb < min_kb || q.max_sectors_kb > u32::MAX / 2 {
-            return bad(format!("max_sectors_kb {} is out of range (at least {min_kb})", q.max_sectors_kb));
+        q.max_sectors = q.max_sectors / lbs_sectors * lbs_sectors;
+        if q.max_sectors < u64::from(min_kb) * 2 || q.max_sectors > u64::from(u32::MAX) {
+            return bad(match o.max_sectors {
+                Some(n) => format!("max_sectors {n} is out of range (at least {} sectors)", min_kb * 2),
+                None => format!("max_sectors_kb {} is out of range (at least {min_kb})", q.max_sectors / 2),
+            });
         }
+        q.max_sectors_kb = (q.max_sectors / 2) as u32;
         if q.zone_write_granularity == 0 || !u64::from(q.zone_write_granularity).is_multiple_of(lbs) {
             return bad(format!(
                 "zone_write_granularity {} is not a non-zero multiple of the {lbs}-byte logical block",
@@ -243,7 +264,7 @@ impl QueueLimits {
 
     /// The largest request in sectors (`max_sectors`).
     pub fn max_sectors(&self) -> u64 {
-        u64::from(self.max_sectors_kb) * 2
+        self.max_sectors
     }
 
     /// The logical block size in sectors.

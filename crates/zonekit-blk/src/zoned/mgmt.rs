@@ -156,6 +156,7 @@ mod tests {
             zone_append_max_bytes: 0,
             zone_write_granularity: 512,
             max_sectors_kb: 1280,
+            max_sectors: 2560,
             zoned_qd1_writes: false,
         }
     }

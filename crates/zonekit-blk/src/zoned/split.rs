@@ -210,6 +210,7 @@ mod tests {
             zone_append_max_bytes: 0,
             zone_write_granularity: lbs,
             max_sectors_kb: max_kb,
+            max_sectors: u64::from(max_kb) * 2,
             zoned_qd1_writes: false,
         }
     }
