@@ -73,13 +73,17 @@ done
 # Linux 6.10 and later order zone writes with zone write plugs and need no I/O scheduler: the
 # lanes use none, which sends requests in the order they are made (mq-deadline may send the
 # next zone's piece of a split write before the first zone's, by its position from the last
-# dispatch). Earlier kernels keep mq-deadline, which their zone write locking needs.
+# dispatch). Earlier kernels order them with mq-deadline's zone write locking, one write at a
+# time per zone: 6.1 gives it to null_blk and SCSI disks but leaves an NVMe namespace with none,
+# which sends every piece of a split write at once (QEMU then finishes a zone's writes, and
+# frees its open and active resources, in an order of its own), so the lanes give it to all.
 case $(uname -r) in
-    [0-5].* | 6.[0-9].* | 6.[0-9]-*) ;;
-    *) for d in zk0 zkcap zk4k $sd $zns; do
-           echo none > "/sys/block/$d/queue/scheduler" || { echo "linux-tests: $d: scheduler none failed"; exit 2; }
-       done ;;
+    [0-5].* | 6.[0-9].* | 6.[0-9]-*) sched=mq-deadline ;;
+    *) sched=none ;;
 esac
+for d in zk0 zkcap zk4k $sd $zns; do
+    echo $sched > "/sys/block/$d/queue/scheduler" || { echo "linux-tests: $d: scheduler $sched failed"; exit 2; }
+done
 export ZONEKIT_TEST_NULLB=/dev/zk0 ZONEKIT_TEST_NULLB_ZCAP=/dev/zkcap ZONEKIT_TEST_NULLB_4K=/dev/zk4k
 export ZONEKIT_TEST_ZBC=/dev/$sd ZONEKIT_TEST_ZNS=/dev/$zns
 only_test="" trace=0
