@@ -1182,23 +1182,11 @@ fn random_run(dev: &Dev, rules: Rules, seed: u64, steps: usize, persistent: bool
     let mut rng = Rng(seed);
     let lbs = u64::from(g.logical_block_size) / SECTOR_SIZE;
     let mut kz = k.zones();
-    let max_bytes = info.queue.max_sectors_kb as usize * 1024;
     let mut history: Vec<String> = Vec::new();
     // `ZONEKIT_DIFF_VERBOSE=1`: every step in the log, not only those before a difference.
     let verbose = std::env::var("ZONEKIT_DIFF_VERBOSE").is_ok_and(|v| v == "1");
     for i in 0..steps {
-        let mut step = random_step(&mut rng, &kz, g.zone_size, lbs);
-        // How much of a write that runs past a zone's capacity (below its size) lands depends on
-        // how the kernel cut the user's pages into bios: keep such writes to one request.
-        if let Step::W(s, n) = &mut step {
-            let z = kz[(*s / g.zone_size).min(kz.len() as u64 - 1) as usize];
-            if z.capacity < g.zone_size
-                && *s < z.start + z.capacity
-                && *s + (*n as u64 / SECTOR_SIZE) > z.start + z.capacity
-            {
-                *n = (*n).min(max_bytes);
-            }
-        }
+        let step = random_step(&mut rng, &kz, g.zone_size, lbs);
         let data_seed = rng.next();
         trace_marker(&format!("{} step {i}: {step}", dev.label));
         let ko = k.apply(step, data_seed);

@@ -35,8 +35,9 @@
 //!   (the default: 6.13 and later, and Debian's 6.12.95, which has the fix backported) every
 //!   waiting write fails and later writes fail until a zone report that covers the zone, a reset
 //!   or a finish (`BLK_ZONE_WPLUG_NEED_WP_UPDATE`); a plug that did not lose it keeps its own
-//!   write pointer whatever a report says; a plug at a zone's start or capacity goes away even
-//!   after a failed write (`disk_zone_wplug_unplug_bio`); with [`Recovery::Resync`] (6.10 to 6.12 before the
+//!   write pointer whatever a report says; a plug at a zone's start or capacity goes away when
+//!   its last request completes, even a failed one (`disk_zone_wplug_unplug_bio`), but not after a
+//!   write that failed its checks at submission; with [`Recovery::Resync`] (6.10 to 6.12 before the
 //!   backport) the block layer reads it back from the device at once ([`Event::Resync`],
 //!   `disk_zone_wplug_handle_error`) and fails the waiting writes that no longer line up with it
 //!   (`disk_zone_wplug_abort_unaligned`).
@@ -394,15 +395,27 @@ impl Plugs {
         }
     }
 
-    /// Drop `zone`'s plug when nothing uses it and its write-pointer offset is the zone's start
-    /// or at the capacity (`disk_mark_zone_wplug_dead` once its last reference goes), even if it
-    /// lost the write pointer after a failed write: the next write makes a new plug at its own
-    /// offset.
+    /// Drop `zone`'s plug when nothing uses it, its zone is empty or full, and it knows its write
+    /// pointer (or has nothing to remember). A plug whose write failed its checks at submission
+    /// stays with its write pointer lost, whatever its offset: no request ended, so nothing
+    /// unplugged it.
     fn drop_if_idle(&mut self, zone: u32) {
         let cap = self.zone_cap(zone);
         let Some(p) = self.plugs.get(&zone) else { return };
         let busy = p.plugged || p.listed || p.in_flight > 0 || !p.list.is_empty();
-        if !busy && (p.wp_offset == 0 || p.wp_offset >= cap) {
+        if !busy && !p.need_wp_update && (p.wp_offset == 0 || p.wp_offset >= cap) {
+            self.plugs.remove(&zone);
+        }
+    }
+
+    /// The last request of `zone` completed and nothing waits (`disk_zone_wplug_unplug_bio`):
+    /// the plug goes away if its offset is the zone's start or capacity, even after a failed
+    /// write (`disk_mark_zone_wplug_dead`); the next write makes a new plug at its own offset.
+    fn unplug(&mut self, zone: u32) {
+        let cap = self.zone_cap(zone);
+        let Some(p) = self.plugs.get_mut(&zone) else { return };
+        p.plugged = false;
+        if !p.listed && p.in_flight == 0 && p.list.is_empty() && (p.wp_offset == 0 || p.wp_offset >= cap) {
             self.plugs.remove(&zone);
         }
     }
@@ -427,8 +440,7 @@ impl Plugs {
         }
         let Some(p) = self.plugs.get_mut(&zone) else { return };
         if p.list.is_empty() {
-            p.plugged = false;
-            self.drop_if_idle(zone);
+            self.unplug(zone);
             return;
         }
         match self.next_request(zone, out) {
