@@ -18,16 +18,21 @@
 //!   max_active 8.
 //!
 //! The kernel side is the device file itself (one `pwrite`/`pread` per request with `O_DIRECT`,
-//! the zone ioctls): the kernel has its own block layer. The twin follows Linux 6.12, so on 6.12
-//! there must be no difference at all; on 6.1 the differences are those of [`KNOWN_6_1`], each
-//! explained by a rule 6.1 has and 6.12 has not.
+//! the zone ioctls): the kernel has its own block layer. The twin follows Linux 6.12
+//! ([`BlockDevice`]), so on 6.12 there must be no difference at all; on 6.1 the differences are
+//! those of [`KNOWN_6_1`], each explained by a rule 6.12 has and 6.1 has not, and a twin with 6.1's
+//! rules ([`Linux61`]) must show none. `scripts/vm/README.md` says what the lane does to the devices
+//! so that the kernel's answers depend on its rules only (timer completions for null_blk, the I/O
+//! scheduler, one bio per write).
 //!
 //! - `scenarios`: fixed sequences (write pointers, zone boundaries, the device end, management,
 //!   ranges, open and active limits, reads);
-//! - `random`: seeded random sequences of writes (some crossing zone boundaries or the device
-//!   end), reads and range management; in some runs the twin is a persistent device directory
-//!   closed and reopened between steps, as separate `zonekit zone` commands do. The seed is
-//!   printed, and `ZONEKIT_DIFF_SEED` replays one; `ZONEKIT_DIFF_STEPS` sets the steps per run;
+//! - `random`: seeded random sequences of writes (some crossing zone boundaries, the capacity or
+//!   the device end), reads and range management, against a twin with the running kernel's block
+//!   layer; in some runs the twin is a persistent device directory closed and reopened between
+//!   steps, as separate `zonekit zone` commands do. The seed is printed, and `ZONEKIT_DIFF_SEED`
+//!   replays one; `ZONEKIT_DIFF_STEPS` sets the steps per run, `ZONEKIT_DIFF_ONLY` picks one
+//!   device's runs, `ZONEKIT_DIFF_VERBOSE=1` logs every step;
 //! - `kernel_rules`: the kernel's own behaviour where 6.1 and 6.12 may differ, checked against the
 //!   table of each kernel (scripts/vm/README.md shows the tables).
 

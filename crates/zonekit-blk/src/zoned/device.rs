@@ -2,9 +2,10 @@
 //! a block device file: `pwrite`/`pread` on the file, the `BLK*ZONE` ioctls, and the kernel's zone
 //! append. For the `zonekit` command, zonefs and tests.
 //!
-//! Every command that reaches the device goes through one private `dispatch_*` method per kind
-//! (each piece of a split read or write, each zone of a management range): the place where zone
-//! write plugging hooks in.
+//! Every command that reaches the device goes through one private method per kind: the pieces of
+//! a split write through the zone write plugs, in the order Linux 6.12 sends them
+//! (`issue_writes`); each piece of a split read, each zone of a management range, each report
+//! through a `dispatch_*` method, which tells the plugs what they need to know.
 
 use super::limits::{LimitOverrides, QueueLimits, ZoneAppendMode};
 use super::mgmt::{self, MgmtCommand};
@@ -136,11 +137,11 @@ impl BlockDevice {
     /// `buf.len()` when the write runs past the device end. An empty write is 0; a write at or
     /// past the end is `ENOSPC`; one not in whole logical blocks `EINVAL`.
     ///
-    /// The write is one bio (a buffer whose pages the kernel can merge), split into device
-    /// commands ([`split::pieces`]) that go through the zone write plugs in order as Linux 6.12
-    /// issues them ([`BlockDevice::issue_writes`]): every piece is issued even when one fails
-    /// (pieces in other zones may land), and the call then fails with the errno
-    /// [`split::split_errno`] picks.
+    /// The write is one bio (its pages make at most 256 physically contiguous runs), split into
+    /// device commands ([`split::pieces`]) that go through the zone write plugs and reach the
+    /// device as Linux 6.12 sends them: the first piece of each zone first, then each zone's next
+    /// piece when its previous one completes. Every piece is issued even when one fails (pieces in
+    /// other zones may land), and the call then fails with the errno [`split::split_errno`] picks.
     pub fn write(&self, offset: u64, buf: &[u8]) -> Result<usize, BlkError> {
         let cut = split::cut_write(&self.limits, offset, buf.len() as u64)?;
         let data = &buf[..cut.bytes as usize];
