@@ -334,14 +334,7 @@ impl BlockDevice {
                             let e = BlkError::from_device(&plug_error(why, g, b.sector));
                             errors.push((b.id as usize, e));
                         }
-                        Event::Resync(zone) => {
-                            let mut zones = Vec::new();
-                            if self.dev.report_zones(g.zone_start(zone), 1, &mut zones).is_ok()
-                                && let Some(z) = zones.first()
-                            {
-                                p.sync_wp(z, &mut ev);
-                            }
-                        }
+                        Event::Resync(zone) => super::resync(&*self.dev, p, zone, &mut ev),
                         e @ (Event::Direct(_) | Event::Dispatch(_)) => queue.push_back(e),
                     }
                 }

@@ -469,12 +469,8 @@ impl DeviceQueue {
                         self.deliver(s, b.id, -libc::EIO, now, now, None);
                     }
                     Event::Resync(zone) => {
-                        let start = self.device.info().geometry.zone_start(zone);
-                        let mut zones = Vec::new();
-                        if self.device.report_zones(start, 1, &mut zones).is_ok()
-                            && let (Some(z), Some(p)) = (zones.first(), s.plugs.as_mut())
-                        {
-                            p.sync_wp(z, events);
+                        if let Some(p) = s.plugs.as_mut() {
+                            super::resync(&*self.device, p, zone, events);
                         }
                     }
                 }
@@ -484,13 +480,19 @@ impl DeviceQueue {
 
     /// The data of bio `id` (`sectors` long): the caller's, a held copy, or zeros for a device
     /// that keeps no data.
-    fn data_of(&self, s: &mut State, id: u64, sectors: u64, caller: Option<(u64, &[u8])>) -> Vec<u8> {
+    fn data_of<'a>(
+        &self,
+        s: &mut State,
+        id: u64,
+        sectors: u64,
+        caller: Option<(u64, &'a [u8])>,
+    ) -> std::borrow::Cow<'a, [u8]> {
         if let Some((cid, buf)) = caller
             && cid == id
         {
-            return buf.to_vec();
+            return std::borrow::Cow::Borrowed(buf);
         }
-        s.held.remove(&id).unwrap_or_else(|| vec![0; (sectors * 512) as usize])
+        std::borrow::Cow::Owned(s.held.remove(&id).unwrap_or_else(|| vec![0; (sectors * 512) as usize]))
     }
 
     /// Send a request from the plugs to the device: one device write of its bios' data.

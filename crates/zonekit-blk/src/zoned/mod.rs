@@ -19,3 +19,19 @@ pub use device::{BlkError, BlockDevice};
 pub use limits::{AttrValue, LimitOverrides, LimitsError, QueueLimits, ZoneAppendMode};
 pub use mgmt::{MgmtCommand, MgmtError, MgmtPlan};
 pub use split::{Cut, Piece, SplitError};
+
+/// Error recovery's read-back ([`plug::Event::Resync`]): report `zone` from the device and give
+/// its write pointer to the plugs. Both drivers (`BlockDevice` and `DeviceQueue`) do it this way.
+pub(crate) fn resync(
+    device: &dyn zonekit_core::ZonedDevice,
+    plugs: &mut plug::Plugs,
+    zone: u32,
+    out: &mut Vec<plug::Event>,
+) {
+    let mut zones = Vec::with_capacity(1);
+    if device.report_zones(device.info().geometry.zone_start(zone), 1, &mut zones).is_ok()
+        && let Some(z) = zones.first()
+    {
+        plugs.sync_wp(z, out);
+    }
+}
