@@ -63,6 +63,7 @@ errnos! {
     EFBIG = 27, "File too large";
     ENOSPC = 28, "No space left on device";
     EROFS = 30, "Read-only file system";
+    ENAMETOOLONG = 36, "File name too long";
     EOVERFLOW = 75, "Value too large for defined data type";
     EOPNOTSUPP = 95, "Operation not supported";
     ETOOMANYREFS = 109, "Too many references: cannot splice";
