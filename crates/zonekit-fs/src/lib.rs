@@ -14,8 +14,15 @@
 pub mod crc;
 pub mod error;
 pub mod layout;
+pub mod mkfs;
 pub mod superblock;
+pub mod volume;
 
 pub use error::{FsError, FsResult};
 pub use layout::{FileId, Group, Layout};
+pub use mkfs::{MkfsOptions, MkfsPlan};
 pub use superblock::{Features, Superblock, SuperblockError};
+pub use volume::{
+    DirEntry, ErrorsPolicy, MountOptions, Node, NodeKind, OpenFile, OpenFlags, StatFs, SysfsCounters, Volume,
+    VolumeStat,
+};
