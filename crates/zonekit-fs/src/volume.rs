@@ -66,16 +66,23 @@ pub struct MountOptions {
     /// `explicit-open`: opening a sequential file for writing opens its zone, and fails with
     /// `EBUSY` past the device's open limit.
     pub explicit_open: bool,
+    /// Read-only from the start (`-o ro`): no call changes the device, and zones found open are
+    /// left open (the kernel closes them at mount; a read-only look at a device should not).
+    pub read_only: bool,
 }
 
 impl MountOptions {
-    /// Parse a `-o` list: `errors=remount-ro|zone-ro|zone-offline|repair` (the last one wins) and
-    /// `explicit-open`, comma-separated; anything else is `EINVAL`, as for the kernel's mount.
+    /// Parse a `-o` list: `errors=remount-ro|zone-ro|zone-offline|repair` (the last one wins),
+    /// `explicit-open`, `ro` and `rw`, comma-separated; anything else is `EINVAL`, as for the kernel's mount.
     pub fn parse(s: &str) -> FsResult<MountOptions> {
         let mut o = MountOptions::default();
         for opt in s.split(',').filter(|x| !x.is_empty()) {
             if opt == "explicit-open" {
                 o.explicit_open = true;
+            } else if opt == "ro" {
+                o.read_only = true;
+            } else if opt == "rw" {
+                o.read_only = false;
             } else if let Some(p) = opt.strip_prefix("errors=").and_then(ErrorsPolicy::from_name) {
                 o.errors = p;
             } else {
@@ -331,7 +338,7 @@ impl Volume {
         let mut nr_active = 0;
         for f in &layout.files {
             let fz = &zones[f.first_zone as usize..(f.first_zone + f.nr_zones) as usize];
-            if f.group == Group::Seq && fz[0].cond.is_open() {
+            if f.group == Group::Seq && fz[0].cond.is_open() && !opts.read_only {
                 let z = &fz[0];
                 let op = if z.wp == z.start { ZoneOp::Reset } else { ZoneOp::Close };
                 dev.zone_mgmt(op, z.start, z.len)
@@ -365,7 +372,7 @@ impl Volume {
             opts,
             block_size,
             files,
-            read_only: AtomicBool::new(false),
+            read_only: AtomicBool::new(opts.read_only),
             nr_wro: AtomicU32::new(0),
             nr_active: AtomicU32::new(nr_active),
             max_wro,
