@@ -32,6 +32,11 @@ enum Command {
     Zone(ZoneCommand),
     /// List the built-in device profiles (use them as @NAME).
     Profiles(cmd::profiles::ProfilesArgs),
+    /// Format a device as zonefs (the kernel's on-disk format), as mkzonefs does.
+    Mkfs(cmd::mkfs::MkfsArgs),
+    /// Read a zonefs volume without mounting it: ls, stat, cat.
+    #[command(subcommand)]
+    Fs(FsCommand),
     /// A fio-compatible benchmark: fio's job files, command line and output formats
     /// (`zonekit bench --help` for the options, `zonekit bench --cmdhelp=OPT` for one).
     #[command(disable_help_flag = true, disable_version_flag = true)]
@@ -48,6 +53,16 @@ enum DevCommand {
     Create(cmd::dev::CreateArgs),
     /// Describe a device: geometry, limits, zone conditions.
     Info(cmd::dev::InfoArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum FsCommand {
+    /// List a directory of the volume (inode, mode, links, uid, gid, size, name), or one file.
+    Ls(cmd::fs::PathArgs),
+    /// A file's or directory's attributes; for the root, the volume's too.
+    Stat(cmd::fs::PathArgs),
+    /// Write a file's contents to standard output.
+    Cat(cmd::fs::CatArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -73,6 +88,10 @@ fn dispatch(cli: Cli, out: &mut impl Write) -> CliResult {
         Command::Dev(DevCommand::Create(a)) => cmd::dev::create(&a, out),
         Command::Dev(DevCommand::Info(a)) => cmd::dev::info(&a, out),
         Command::Profiles(a) => cmd::profiles::run(&a, out),
+        Command::Mkfs(a) => cmd::mkfs::run(&a, out),
+        Command::Fs(FsCommand::Ls(a)) => cmd::fs::ls(&a, out),
+        Command::Fs(FsCommand::Stat(a)) => cmd::fs::stat(&a, out),
+        Command::Fs(FsCommand::Cat(a)) => cmd::fs::cat(&a, out),
         Command::Bench { args } => {
             let mut err = std::io::stderr();
             match zonekit_bench::cli::main(&args, out, &mut err) {

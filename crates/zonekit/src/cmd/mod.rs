@@ -1,6 +1,8 @@
 //! One module per subcommand.
 
 pub mod dev;
+pub mod fs;
+pub mod mkfs;
 pub mod profiles;
 pub mod zone;
 
