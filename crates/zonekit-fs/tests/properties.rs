@@ -51,7 +51,8 @@ fn model(size: u64, op: &Op) -> Result<u64, Errno> {
             }
             Ok(pos + n)
         }
-        Op::Truncate(to) if to == size => Ok(size),
+        // The size picks the zone operation first, so a truncate to the current size is EPERM
+        // unless that size is 0 or the capacity (then nothing is done).
         Op::Truncate(to) if to == 0 || to == CAP => Ok(to),
         Op::Truncate(_) => Err(Errno::EPERM),
     }
