@@ -293,8 +293,9 @@ pub(crate) fn report_all(dev: &BlockDevice) -> FsResult<Vec<Zone>> {
 }
 
 /// Size of a file from a zone's report (`zonefs_check_zone_condition`), with the conditions
-/// it finds: (size in bytes, read-only, offline).
-fn zone_size_and_flags(file: &FileLayout, zones: &[Zone]) -> (u64, bool, bool) {
+/// it finds: (size in bytes, read-only, offline). A read-only zone's write pointer is undefined:
+/// a sequential file keeps `known` (0 at mount).
+fn zone_size_and_flags(file: &FileLayout, zones: &[Zone], known: u64) -> (u64, bool, bool) {
     let cap = file.capacity_bytes();
     let offline = zones.iter().any(|z| z.cond == ZoneCond::Offline);
     let readonly = !offline && zones.iter().any(|z| z.cond == ZoneCond::ReadOnly);
@@ -305,7 +306,7 @@ fn zone_size_and_flags(file: &FileLayout, zones: &[Zone]) -> (u64, bool, bool) {
     } else {
         let z = &zones[0];
         match z.cond {
-            ZoneCond::ReadOnly => 0,
+            ZoneCond::ReadOnly => known,
             ZoneCond::Full => cap,
             _ => z.wp.saturating_sub(z.start).min(z.capacity) * SECTOR_SIZE,
         }
@@ -344,7 +345,7 @@ impl Volume {
                 dev.zone_mgmt(op, z.start, z.len)
                     .map_err(|e| FsError::device(format!("{} zone at sector {}", op.name(), z.start), e))?;
             }
-            let (size, readonly, offline) = zone_size_and_flags(f, fz);
+            let (size, readonly, offline) = zone_size_and_flags(f, fz, 0);
             let mut perm = sb.file_perm();
             if readonly || offline {
                 // ZONEFS_ZONE_INIT_MODE: a zone found read-only at mount has an undefined write
@@ -550,6 +551,16 @@ impl Volume {
             .map_err(|e| FsError::device(format!("zone management operation {} at sector {}", op.name(), f.start), e))
     }
 
+    /// A new size (`zonefs_i_size_write`): a full file's zone is neither open nor active any
+    /// more, so the last writer does not close it.
+    fn set_size(&self, f: &FileLayout, st: &mut FileState, size: u64) {
+        st.size = size;
+        if size >= f.capacity_bytes() {
+            st.open = false;
+        }
+        self.account_active(f, st);
+    }
+
     /// `zonefs_inode_account_active`: a sequential file is active when its zone was opened
     /// explicitly or is partly written, and neither read-only nor offline.
     fn account_active(&self, f: &FileLayout, st: &mut FileState) {
@@ -582,7 +593,7 @@ impl Volume {
             self.read_only.store(true, Ordering::SeqCst);
             return;
         }
-        let (mut data_size, readonly, offline) = zone_size_and_flags(f, &zones);
+        let (mut data_size, readonly, offline) = zone_size_and_flags(f, &zones, st.size);
         st.readonly |= readonly;
         st.offline |= offline;
         if !st.immutable() && !write && st.size == data_size {
@@ -606,8 +617,7 @@ impl Volume {
         if self.opts.errors == ErrorsPolicy::RemountRo {
             self.read_only.store(true, Ordering::SeqCst);
         }
-        st.size = data_size;
-        self.account_active(f, st);
+        self.set_size(f, st, data_size);
     }
 
     /// `open(2)` of a file. Opening for writing fails with `EROFS` on a read-only volume and
@@ -652,9 +662,10 @@ impl Volume {
     }
 
     /// `close(2)`: never fails. The last writer of a sequential file leaves
-    /// `nr_wro_seq_files`; with `explicit-open` its zone is closed (reset if not written). A
-    /// close that fails runs error recovery and, if the zone stays open, makes the volume
-    /// read-only (open zones left behind would exhaust the device's resources).
+    /// `nr_wro_seq_files`; with `explicit-open` its zone, if still open, is closed (reset if not
+    /// written). A close that fails runs error recovery and, if the zone stays open, makes the
+    /// volume read-only (open zones left behind would exhaust the device's resources); the file
+    /// then stays counted in `nr_wro_seq_files`, as in the kernel.
     pub fn release(&self, file: OpenFile) {
         let f = self.layout.file(file.file);
         if !(file.flags.write && f.group == Group::Seq) {
@@ -665,12 +676,14 @@ impl Volume {
         if st.writers > 0 {
             return;
         }
-        if self.opts.explicit_open && st.open {
+        if st.open {
             if self.zone_mgmt(f, &st, ZoneOp::Close).is_err() {
                 self.io_error(file.file, &mut st, false);
                 if st.open {
                     self.read_only.store(true, Ordering::SeqCst);
                 }
+                // As zonefs_seq_file_write_close: the file stays counted in nr_wro_seq_files.
+                return;
             }
             st.open = false;
             self.account_active(f, &mut st);
@@ -781,8 +794,7 @@ impl Volume {
             return Err(FsError::device(format!("write of {n} bytes at {pos}"), e));
         }
         if seq {
-            st.size = pos + n as u64;
-            self.account_active(f, &mut st);
+            self.set_size(f, &mut st, pos + n as u64);
         }
         Ok(n)
     }
