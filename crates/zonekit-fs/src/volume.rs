@@ -439,10 +439,21 @@ impl Volume {
         }
     }
 
-    /// The node at `path` (`/`, `seq`, `/seq/3`, …; empty and `.` components are skipped).
+    /// The node at `path` (`/`, `seq`, `/seq/3`, …; empty and `.` components are skipped, `..`
+    /// goes up as a path walk does).
     pub fn lookup_path(&self, path: &str) -> FsResult<Node> {
         let mut node = Node::Root;
         for c in path.split('/').filter(|c| !c.is_empty() && *c != ".") {
+            if c == ".." && node != Node::Root {
+                if let Node::File(_) = node {
+                    return Err(FsError::refused(Errno::ENOTDIR, format!("{path}: {}", errno_text(Errno::ENOTDIR))));
+                }
+                node = Node::Root;
+                continue;
+            }
+            if c == ".." {
+                continue;
+            }
             node = self.lookup(node, c).map_err(|e| match e {
                 FsError::Refused { errno, .. } => FsError::refused(errno, format!("{path}: {}", errno_text(errno))),
                 e => e,

@@ -6,7 +6,7 @@ mod common;
 use common::{Shape, blk, device};
 use proptest::prelude::*;
 use zonekit_core::{Errno, ZoneReport};
-use zonekit_fs::{MkfsOptions, MountOptions, Node, OpenFlags, Volume, mkfs::mkfs};
+use zonekit_fs::{MkfsOptions, MountOptions, Node, OpenFlags, Superblock, Volume, mkfs::mkfs};
 
 const BS: u64 = 512;
 /// Sequential file capacity: 48 KiB of a 64 KiB zone.
@@ -115,5 +115,37 @@ proptest! {
         let mut back = vec![0u8; 70_000];
         prop_assert_eq!(vol.read(&f, 0, &mut back).unwrap(), 65536);
         prop_assert!(back[..65536] == model[..]);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// Any bytes parse or fail with an error; none panics.
+    #[test]
+    fn superblock_parse_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..4200)) {
+        let _ = Superblock::parse(&bytes);
+    }
+
+    /// A superblock with any one bit flipped is refused (the CRC sees every single-bit error;
+    /// a flip in the magic is "not formatted").
+    #[test]
+    fn a_flipped_bit_is_refused(bit in 0usize..4096 * 8, uid in any::<u32>(), perm in 0u32..0o1000) {
+        let mut sb = Superblock::new([7; 16]);
+        sb.features = zonekit_fs::Features::UID | zonekit_fs::Features::PERM;
+        sb.uid = uid;
+        sb.perm = perm;
+        let mut b = sb.encode();
+        prop_assert_eq!(Superblock::parse(&b), Ok(sb));
+        b[bit / 8] ^= 1 << (bit % 8);
+        prop_assert!(Superblock::parse(&b).is_err());
+    }
+
+    /// Mount options: anything parses or is EINVAL.
+    #[test]
+    fn mount_options_parse_or_einval(s in "[a-z=,-]{0,40}") {
+        if let Err(e) = MountOptions::parse(&s) {
+            prop_assert_eq!(e.errno(), Errno::EINVAL);
+        }
     }
 }
