@@ -1,9 +1,10 @@
 //! [`Volume`]: a mounted zonefs volume over a [`BlockDevice`], with the kernel's file rules.
 //!
-//! Each file has its own lock (the kernel's inode lock): a write checks the rules, goes to the
-//! device and moves the file size under it, so concurrent writes to one file are serialised
-//! here, before the block layer's zone write plugging sees them. Volume-wide state (read-only
-//! after `errors=remount-ro`, the open and active counters of `/sys/fs/zonefs/<dev>/`) is atomic.
+//! Each file has the kernel's two locks (an inode lock and a truncate mutex): a write checks the
+//! rules, goes to the device and moves the file size under its inode lock, so concurrent writes
+//! to one file are serialised here, before the block layer's zone write plugging sees them;
+//! reads share that lock. Volume-wide state (read-only after `errors=remount-ro`, the open and
+//! active counters of `/sys/fs/zonefs/<dev>/`) is atomic.
 //!
 //! Where the kernel's rules are a list of checks, the code keeps the kernel's order, so that a
 //! call breaking two rules fails with the errno the kernel returns.
@@ -12,7 +13,7 @@ use crate::error::{FsError, FsResult};
 use crate::layout::{FileId, FileLayout, Group, Layout};
 use crate::superblock::{Features, SUPER_SIZE, Superblock};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use zonekit_blk::{BlkError, BlockDevice};
 use zonekit_core::{Errno, SECTOR_SIZE, Zone, ZoneCond, ZoneOp, ZoneType};
 
@@ -264,6 +265,15 @@ impl FileState {
     }
 }
 
+/// A file's two locks, as the kernel's inode has them: `inode` (`i_rwsem`) is held shared by a
+/// read across its device I/O and exclusively by a write or a truncate, so a read never sees a
+/// zone being reset or written; `state` (`i_truncate_mutex`) guards the fields.
+#[derive(Debug)]
+struct FileNode {
+    inode: RwLock<()>,
+    state: Mutex<FileState>,
+}
+
 /// A mounted zonefs volume.
 pub struct Volume {
     dev: BlockDevice,
@@ -271,7 +281,7 @@ pub struct Volume {
     layout: Layout,
     opts: MountOptions,
     block_size: u32,
-    files: Vec<Mutex<FileState>>,
+    files: Vec<FileNode>,
     read_only: AtomicBool,
     nr_wro: AtomicU32,
     nr_active: AtomicU32,
@@ -354,17 +364,20 @@ impl Volume {
             }
             let active = f.group == Group::Seq && !readonly && !offline && size > 0 && size < f.capacity_bytes();
             nr_active += u32::from(active);
-            files.push(Mutex::new(FileState {
-                size,
-                perm,
-                uid: sb.file_uid(),
-                gid: sb.file_gid(),
-                open: false,
-                active,
-                readonly,
-                offline,
-                writers: 0,
-            }));
+            files.push(FileNode {
+                inode: RwLock::new(()),
+                state: Mutex::new(FileState {
+                    size,
+                    perm,
+                    uid: sb.file_uid(),
+                    gid: sb.file_gid(),
+                    open: false,
+                    active,
+                    readonly,
+                    offline,
+                    writers: 0,
+                }),
+            });
         }
         Ok(Volume {
             dev,
@@ -419,7 +432,17 @@ impl Volume {
     }
 
     fn state(&self, id: FileId) -> MutexGuard<'_, FileState> {
-        self.files[id.0].lock().unwrap_or_else(|e| e.into_inner())
+        self.files[id.0].state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The file's inode lock, shared (reads).
+    fn inode_shared(&self, id: FileId) -> RwLockReadGuard<'_, ()> {
+        self.files[id.0].inode.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The file's inode lock, exclusive (writes, truncates).
+    fn inode_exclusive(&self, id: FileId) -> RwLockWriteGuard<'_, ()> {
+        self.files[id.0].inode.write().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The node `name` in directory `parent` (`zonefs_lookup`): `ENAMETOOLONG` past
@@ -708,6 +731,7 @@ impl Volume {
     pub fn read(&self, file: &OpenFile, offset: u64, buf: &mut [u8]) -> FsResult<usize> {
         let id = file.file;
         let f = self.layout.file(id);
+        let _inode = self.inode_shared(id);
         let size = {
             let st = self.state(id);
             if st.immutable() && st.perm & 0o777 == 0 {
@@ -755,6 +779,7 @@ impl Volume {
         let f = self.layout.file(id);
         let seq = f.group == Group::Seq;
         let cap = f.capacity_bytes();
+        let _inode = self.inode_exclusive(id);
         let mut st = self.state(id);
         if st.immutable() {
             return Err(FsError::refused(Errno::EPERM, "the file's zone is read-only or offline"));
@@ -819,6 +844,7 @@ impl Volume {
             return Err(FsError::refused(Errno::EROFS, "read-only file system"));
         }
         let f = self.layout.file(id);
+        let _inode = self.inode_exclusive(id);
         let mut st = self.state(id);
         if st.immutable() {
             return Err(FsError::refused(Errno::EPERM, "the file's zone is read-only or offline"));
@@ -851,6 +877,22 @@ impl Volume {
         }
         st.size = size;
         self.account_active(f, &mut st);
+        Ok(())
+    }
+
+    /// `fsync(2)` (`zonefs_file_fsync`): `EPERM` for a read-only or offline file; otherwise the
+    /// device's flush (writes reach the device before the call returns, so there is no page
+    /// cache to write back). A failed flush runs error recovery.
+    pub fn fsync(&self, file: &OpenFile) -> FsResult<()> {
+        let id = file.file;
+        let mut st = self.state(id);
+        if st.immutable() {
+            return Err(FsError::refused(Errno::EPERM, "the file's zone is read-only or offline"));
+        }
+        if let Err(e) = self.dev.flush() {
+            self.io_error(id, &mut st, true);
+            return Err(FsError::device("flush", e));
+        }
         Ok(())
     }
 

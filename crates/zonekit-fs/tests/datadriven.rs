@@ -7,7 +7,7 @@
 //! - `mount [OPTIONS]`, `remount [OPTIONS]`, `unmount`
 //! - `ls PATH`, `stat PATH`, `statfs`, `sysfs`
 //! - `open FD PATH [w] [direct] [append]`, `close FD`, `write FD OFFSET LEN [BYTE]`,
-//!   `read FD OFFSET LEN`, `truncate PATH SIZE`, `chmod PATH OCTAL`
+//!   `read FD OFFSET LEN`, `fsync FD`, `truncate PATH SIZE`, `chmod PATH OCTAL`
 //! - `zone N`: the device's report of zone N; `inject N ro|offline`: the zone's condition changes
 //!   behind the volume; `devwrite SECTOR BYTES`, `devopen N`: a write or an explicit open straight
 //!   to the device; `poke OFFSET BYTE`: one byte of the superblock changed (zone 0 conventional)
@@ -199,6 +199,13 @@ impl Runner {
                         let r: Vec<String> = runs.iter().map(|(b, c)| format!("{c}x{b:02x}")).collect();
                         format!("read {n}{}{}", if n > 0 { ": " } else { "" }, r.join(" "))
                     }
+                    Err(e) => err(&e),
+                }
+            }
+            "fsync" => {
+                let h = self.fds.get(arg(1)?).ok_or("no such fd")?;
+                match self.vol()?.fsync(h) {
+                    Ok(()) => "ok".into(),
                     Err(e) => err(&e),
                 }
             }
