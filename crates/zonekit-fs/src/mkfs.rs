@@ -221,7 +221,8 @@ impl MkfsPlan {
 /// Refuse to overwrite a zone 0 that holds a zonefs superblock or any non-zero byte below its
 /// write pointer (`EEXIST`, asking for `--force`).
 fn check_zone0_unused(dev: &BlockDevice, z0: &zonekit_core::Zone) -> FsResult<()> {
-    let written = z0.written() * SECTOR_SIZE;
+    // What lies past the zone capacity was never written (a read there returns the fill).
+    let written = z0.written().min(z0.capacity) * SECTOR_SIZE;
     let mut buf = vec![0u8; (1 << 20).min(written as usize)];
     let mut at = 0u64;
     while at < written {
