@@ -490,7 +490,7 @@ fn dev_info_shows_the_queue_attributes() {
         "  nr_zones                55880",
         "  max_open_zones          128",
         "  max_active_zones        0",
-        "  zone_append_max_bytes   1310720",
+        "  zone_append_max_bytes   268435456",
         "  zone_write_granularity  4096",
         "  max_sectors_kb          1280",
         "  zoned_qd1_writes        1",

@@ -127,8 +127,9 @@ impl QueueLimits {
     /// The limits Linux sets up for `info`'s device.
     ///
     /// - Zone append is native for the null_blk and ZNS personalities, with the device's limit;
-    ///   emulated for ZBC, whose `zone_append_max_bytes` is then `min(zone size, max_sectors)`
-    ///   (`Documentation/ABI/stable/sysfs-block`).
+    ///   emulated for ZBC, whose `zone_append_max_bytes` is then the zone size: Linux 6.12 takes
+    ///   `min(zone size, max_hw_sectors)`, and zonekit's devices have no hardware limit below a
+    ///   zone (the 6.12 lane's scsi_debug shows its 4 MiB zone size).
     /// - `max_open_zones`: a device with neither an open nor an active limit, and more sequential
     ///   zones than the write-plug pool ([`WPLUG_DEFAULT_POOL_SIZE`]), shows the pool size, as
     ///   `disk_update_zone_resources` (Linux 6.10 and later) advertises it.
@@ -172,8 +173,9 @@ impl QueueLimits {
     }
 
     /// The limits of `info`'s device with `overrides` applied, checked as the kernel checks them.
-    /// A changed `max_sectors_kb` or zone append mode changes an emulated zone append's limit
-    /// unless `zone_append_max_bytes` is given too.
+    /// A changed zone append mode or `chunk_sectors` changes an emulated zone append's limit
+    /// unless `zone_append_max_bytes` is given too; `max_sectors_kb` does not (the kernel bounds
+    /// it by `max_hw_sectors`).
     pub fn with_overrides(info: &DeviceInfo, o: &LimitOverrides) -> Result<QueueLimits, LimitsError> {
         let mut q = QueueLimits::from_info(info);
         let bad = |m: String| Err(LimitsError(m));
@@ -258,7 +260,7 @@ impl QueueLimits {
     fn derived_append_max_bytes(&self, native: u64) -> u64 {
         match self.zone_append {
             ZoneAppendMode::Native => native,
-            ZoneAppendMode::Emulated => self.chunk_sectors.min(self.max_sectors()) * SECTOR_SIZE,
+            ZoneAppendMode::Emulated => self.chunk_sectors * SECTOR_SIZE,
         }
     }
 
