@@ -23,6 +23,10 @@ pub struct OpenOptions {
     pub zone_capacity: Option<u64>,
     /// Open for writing (zone management and writes need it).
     pub writable: bool,
+    /// Open a Linux zoned block device for writing without `O_EXCL`, so that a device the system
+    /// uses (a mounted file system) can be changed, as blkzone's `--force` does. Emulated devices
+    /// ignore it: their lock is always taken.
+    pub shared: bool,
 }
 
 /// Why a spec could not be opened.
@@ -85,7 +89,7 @@ pub fn open(spec: &str, opts: &OpenOptions) -> Result<Box<dyn ZonedDevice>, Open
     }
     if is_blk && opts.zone_size.is_none() {
         if crate::linux::is_zoned(path).map_err(|e| DeviceError::io(spec, e))? {
-            return Ok(Box::new(crate::linux::LinuxDevice::open(path, spec, opts.writable)?));
+            return Ok(Box::new(crate::linux::LinuxDevice::open_with(path, spec, opts.writable, !opts.shared)?));
         }
         return Err(OpenError::NotZoned(spec.to_string()));
     }

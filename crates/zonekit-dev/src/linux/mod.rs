@@ -324,7 +324,7 @@ pub fn device_info(spec: &str, sysfs: &Sysfs, k: &KernelGeometry, report: &Repor
 ///
 /// Opened read-only (`O_RDONLY`), or for writing with `O_RDWR | O_DIRECT | O_EXCL` (zone
 /// management needs a writable descriptor; `O_EXCL` keeps file systems and other exclusive users
-/// away, as blkzone's management commands do).
+/// away, as blkzone's management commands do unless given `-f`: [`LinuxDevice::open_with`]).
 #[derive(Debug)]
 pub struct LinuxDevice {
     info: DeviceInfo,
@@ -335,8 +335,15 @@ pub struct LinuxDevice {
 }
 
 impl LinuxDevice {
-    /// Open the zoned block device at `path`, named `spec` in messages.
+    /// Open the zoned block device at `path`, named `spec` in messages (exclusively when
+    /// `writable`).
     pub fn open(path: &Path, spec: &str, writable: bool) -> DeviceResult<LinuxDevice> {
+        LinuxDevice::open_with(path, spec, writable, true)
+    }
+
+    /// Open the zoned block device at `path`, named `spec` in messages; opened for writing, it
+    /// takes `O_EXCL` only when `exclusive` (blkzone's management commands drop it with `-f`).
+    pub fn open_with(path: &Path, spec: &str, writable: bool, exclusive: bool) -> DeviceResult<LinuxDevice> {
         let io_err = |what: &str, e: io::Error| DeviceError::io(format!("{spec}: {what}"), e);
         let meta = std::fs::metadata(path).map_err(|e| io_err("stat", e))?;
         if !meta.file_type().is_block_device() {
@@ -348,7 +355,8 @@ impl LinuxDevice {
         let mut opts = OpenOptions::new();
         opts.read(true);
         if writable {
-            opts.write(true).custom_flags(libc::O_DIRECT | libc::O_EXCL);
+            let excl = if exclusive { libc::O_EXCL } else { 0 };
+            opts.write(true).custom_flags(libc::O_DIRECT | excl);
         }
         let file = opts.open(path).map_err(|e| io_err("open", e))?;
         let fd = file.as_fd();
