@@ -27,7 +27,8 @@ enum Command {
     /// Create and describe devices.
     #[command(subcommand)]
     Dev(DevCommand),
-    /// Zone tools: report, reset, open, close, finish (blkzone's options), write, read.
+    /// Zone tools: report, capacity, reset, open, close, finish (blkzone's options), write, read,
+    /// append, inject.
     #[command(subcommand)]
     Zone(ZoneCommand),
     /// List the built-in device profiles (use them as @NAME).
@@ -69,19 +70,45 @@ enum FsCommand {
 enum ZoneCommand {
     /// Report zones (blkzone report's format by default).
     Report(cmd::zone::ReportArgs),
+    /// Sum of the zone capacities of a range, in sectors (blkzone capacity: 0x%09x).
+    Capacity(cmd::zone::CapacityArgs),
     /// Reset the write pointer of a range of zones.
+    #[command(mut_arg("all", |a| a.help(RESET_ALL)))]
     Reset(cmd::zone::MgmtArgs),
     /// Explicitly open a range of zones.
+    #[command(mut_arg("all", |a| a.help(OPEN_ALL)))]
     Open(cmd::zone::MgmtArgs),
     /// Close a range of zones.
+    #[command(mut_arg("all", |a| a.help(CLOSE_ALL)))]
     Close(cmd::zone::MgmtArgs),
     /// Finish a range of zones (make them full).
+    #[command(mut_arg("all", |a| a.help(FINISH_ALL)))]
     Finish(cmd::zone::MgmtArgs),
-    /// Write a byte pattern (at the write pointer, in a sequential zone).
+    /// Write at a sector (the write pointer, in a sequential zone): a fill byte, a file, or stdin.
     Write(cmd::zone::WriteArgs),
-    /// Read raw bytes to standard output.
+    /// Read raw bytes to standard output or a file.
     Read(cmd::zone::ReadArgs),
+    /// Zone append: write to a zone at its write pointer and print the sector the data landed at.
+    Append(cmd::zone::AppendArgs),
+    /// Inject a fault (read-only, offline) into zones of a persistent emulated device, or clear it.
+    Inject(cmd::zone::InjectArgs),
 }
+
+/// `--all` of `zone reset`.
+const RESET_ALL: &str = "The whole device (the default when no range is given): one reset-all, as the kernel \
+turns blkzone's whole-device BLKRESETZONE into, which skips conventional, empty, read-only and offline zones.";
+/// `--all` of `zone open`.
+const OPEN_ALL: &str = "The whole device (the default when no range is given), one zone at a time as the kernel \
+does with blkzone's single BLKOPENZONE: nothing is skipped, so conventional zones and zones past the open limit \
+fail (exit 1) while the others open. Use -o to start at the first sequential zone.";
+/// `--all` of `zone close`.
+const CLOSE_ALL: &str = "The whole device (the default when no range is given), one zone at a time as the kernel \
+does with blkzone's single BLKCLOSEZONE: nothing is skipped, so conventional zones fail (exit 1), and so do empty \
+and full zones on null_blk and ZNS devices (SCSI takes them), while open zones close.";
+/// `--all` of `zone finish`.
+const FINISH_ALL: &str = "The whole device (the default when no range is given), one zone at a time as the kernel \
+does with blkzone's single BLKFINISHZONE: nothing is skipped, so conventional zones fail (exit 1) while every \
+other zone becomes full (on null_blk, empty and closed zones within the open and active limits).";
 
 fn dispatch(cli: Cli, out: &mut impl Write) -> CliResult {
     match cli.command {
@@ -105,8 +132,11 @@ fn dispatch(cli: Cli, out: &mut impl Write) -> CliResult {
             ZoneCommand::Open(a) => cmd::zone::manage(ZoneOp::Open, &a, out),
             ZoneCommand::Close(a) => cmd::zone::manage(ZoneOp::Close, &a, out),
             ZoneCommand::Finish(a) => cmd::zone::manage(ZoneOp::Finish, &a, out),
-            ZoneCommand::Write(a) => cmd::zone::write(&a),
+            ZoneCommand::Capacity(a) => cmd::zone::capacity(&a, out),
+            ZoneCommand::Write(a) => cmd::zone::write(&a, out),
             ZoneCommand::Read(a) => cmd::zone::read(&a, out),
+            ZoneCommand::Append(a) => cmd::zone::append(&a, out),
+            ZoneCommand::Inject(a) => cmd::zone::inject(&a, out),
         },
     }
 }

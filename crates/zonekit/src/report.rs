@@ -43,6 +43,17 @@ pub fn for_each_zone(
     count: u32,
     mut f: impl FnMut(&Zone) -> io::Result<()>,
 ) -> Result<io::Result<()>, BlkError> {
+    for_each_batch(dev, first, count, |zones| zones.iter().try_for_each(&mut f))
+}
+
+/// Visit the zones of `[first, first + count)` one batch at a time: each batch is what one
+/// `BLKREPORTZONE` call returns (at most 4096 zones, as blkzone asks for them).
+pub fn for_each_batch(
+    dev: &BlockDevice,
+    first: u32,
+    count: u32,
+    mut f: impl FnMut(&[Zone]) -> io::Result<()>,
+) -> Result<io::Result<()>, BlkError> {
     let g = &dev.info().geometry;
     let end = first.saturating_add(count).min(g.nr_zones);
     let mut next = first;
@@ -54,10 +65,8 @@ pub fn for_each_zone(
         if buf.is_empty() {
             break;
         }
-        for z in &buf {
-            if let Err(e) = f(z) {
-                return Ok(Err(e));
-            }
+        if let Err(e) = f(&buf) {
+            return Ok(Err(e));
         }
         next += buf.len() as u32;
     }

@@ -102,9 +102,13 @@ pub struct InfoArgs {
     /// The device.
     #[command(flatten)]
     pub dev: DevArg,
-    /// Print JSON.
-    #[arg(long)]
+    /// Print JSON (the same as --format json).
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// Output format: the description, or a JSON object (the device as `zone report --format
+    /// json` gives it, its timing model, zone conditions and queue attributes).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: crate::cmd::zone::ResultFormat,
 }
 
 /// `zonekit dev create`.
@@ -150,7 +154,7 @@ pub fn create(args: &CreateArgs, w: &mut impl Write) -> CliResult {
 /// `zonekit dev info`.
 pub fn info(args: &InfoArgs, w: &mut impl Write) -> CliResult {
     let dev = args.dev.open_blk(false)?;
-    if args.json {
+    if args.json || args.format == crate::cmd::zone::ResultFormat::Json {
         let conds = cond_counts(&dev)?;
         let queue: serde_json::Map<String, serde_json::Value> = dev
             .limits()

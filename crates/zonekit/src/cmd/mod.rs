@@ -42,8 +42,19 @@ pub struct DevArg {
 impl DevArg {
     /// Open the device, for writing when `writable`.
     pub fn open(&self, writable: bool) -> CliResult<Box<dyn ZonedDevice>> {
-        let opts = OpenOptions { zone_size: self.zone_size, zone_capacity: self.zone_capacity, writable };
+        self.open_with(writable, false)
+    }
+
+    /// Open the device, for writing when `writable`; a Linux device opened for writing is opened
+    /// without `O_EXCL` when `shared` (blkzone's `--force`).
+    pub fn open_with(&self, writable: bool, shared: bool) -> CliResult<Box<dyn ZonedDevice>> {
+        let opts = OpenOptions { zone_size: self.zone_size, zone_capacity: self.zone_capacity, writable, shared };
         zonekit_dev::open(&self.dev, &opts).map_err(CliError::open)
+    }
+
+    /// [`DevArg::open_blk`], without `O_EXCL` on a Linux device when `shared`.
+    pub fn open_blk_with(&self, writable: bool, shared: bool) -> CliResult<BlockDevice> {
+        Ok(BlockDevice::new(Arc::from(self.open_with(writable, shared)?)))
     }
 
     /// Open the device behind the block layer, as a program opens a block device file: every

@@ -1,12 +1,15 @@
-//! `zonekit zone …`: report, reset, open, close, finish, write and read, with blkzone's arguments.
+//! `zonekit zone …`: report, capacity, reset, open, close, finish, write, read, append and
+//! inject, with blkzone's arguments.
 
 use super::{DevArg, sectors_arg};
 use crate::error::{CliError, CliResult, output};
 use crate::report::{self, Format, Selection};
 use crate::units::parse_byte;
-use std::io::Write;
-use zonekit_blk::BlockDevice;
-use zonekit_core::{Geometry, SECTOR_SIZE, ZoneCond, ZoneOp};
+use serde::Serialize;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use zonekit_blk::{BlkError, BlockDevice};
+use zonekit_core::{Errno, Geometry, SECTOR_SIZE, Zone, ZoneCond, ZoneOp};
 
 /// blkzone's range options.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -37,11 +40,43 @@ pub struct ReportArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub cond: Vec<ZoneCond>,
     /// Print only the number of matching zones.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "verbose")]
     pub count_only: bool,
     /// Output format: blkzone's report lines, zbc_report_zones' output, or JSON.
     #[arg(long, value_enum, default_value = "blkzone")]
     pub format: Format,
+    /// Before each batch of zones (4096 at most, as blkzone asks the kernel for them), print
+    /// blkzone's "Found N zones from 0xSECTOR" line (blkzone format only).
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+/// Arguments of `zonekit zone capacity`.
+#[derive(Debug, clap::Args)]
+pub struct CapacityArgs {
+    /// The device.
+    #[command(flatten)]
+    pub dev: DevArg,
+    /// The zone range (as `report` takes it).
+    #[command(flatten)]
+    pub range: RangeArgs,
+    /// Before each batch of zones, print blkzone's "Found N zones from 0xSECTOR" line.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Output format: blkzone's (the sum in hex, 0x%09x) or JSON.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ResultFormat,
+}
+
+/// How a command that changes zones prints its result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ResultFormat {
+    /// blkzone's output (nothing, or the `-v` line); failures as one line on stderr.
+    #[default]
+    Text,
+    /// One JSON object on stdout, failed or not (zones touched, bytes written, errno); a failure
+    /// still prints its line on stderr and exits 1.
+    Json,
 }
 
 /// Arguments of `zonekit zone reset|open|close|finish`.
@@ -53,13 +88,20 @@ pub struct MgmtArgs {
     /// The zone range.
     #[command(flatten)]
     pub range: RangeArgs,
-    /// The whole device (the default when no range is given); a reset of the whole device skips
-    /// conventional, empty, read-only and offline zones, as the kernel's reset-all does.
+    /// The whole device (the default when no range is given).
     #[arg(long, conflicts_with_all = ["offset", "length", "count"])]
     pub all: bool,
     /// Print the range acted on.
     #[arg(short, long)]
     pub verbose: bool,
+    /// Act on a Linux zoned block device that the system uses (mounted, or open exclusively
+    /// elsewhere): open it without O_EXCL, as blkzone -f does. Emulated devices are always locked
+    /// against a second process (EBUSY).
+    #[arg(short, long)]
+    pub force: bool,
+    /// Print the result as text (blkzone's) or JSON.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ResultFormat,
 }
 
 /// Arguments of `zonekit zone write`.
@@ -71,15 +113,56 @@ pub struct WriteArgs {
     /// Sector to write at (the write pointer, in a sequential zone).
     #[arg(short, long, value_name = "SECTOR", value_parser = sectors_arg)]
     pub offset: u64,
-    /// Length (sectors, or bytes with a size suffix).
-    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg)]
-    pub length: u64,
+    /// Length (sectors, or bytes with a size suffix); with --input, the input's length when left
+    /// out, and refused when it differs from it.
+    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, required_unless_present = "input")]
+    pub length: Option<u64>,
     /// Byte to fill the data with (decimal or 0x hex).
-    #[arg(long, value_name = "BYTE", value_parser = |s: &str| parse_byte(s).map_err(|e| e.0), default_value = "0xa5")]
+    #[arg(long, value_name = "BYTE", value_parser = |s: &str| parse_byte(s).map_err(|e| e.0), default_value = "0xa5", conflicts_with = "input")]
     pub pattern: u8,
+    /// Write the data of this file (`-` for standard input) instead of a pattern; its length must
+    /// be whole 512-byte sectors.
+    #[arg(short, long, value_name = "FILE|-")]
+    pub input: Option<PathBuf>,
     /// Flush the device after writing (fsync).
     #[arg(long)]
     pub sync: bool,
+    /// Open a Linux device without O_EXCL (see `zone reset --help`).
+    #[arg(short, long)]
+    pub force: bool,
+    /// Print the result as text (nothing) or JSON.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ResultFormat,
+}
+
+/// Arguments of `zonekit zone append`.
+#[derive(Debug, clap::Args)]
+pub struct AppendArgs {
+    /// The device.
+    #[command(flatten)]
+    pub dev: DevArg,
+    /// Start sector of the zone to append to.
+    #[arg(short, long, value_name = "ZONE", value_parser = sectors_arg)]
+    pub offset: u64,
+    /// Length (sectors, or bytes with a size suffix); with --input, the input's length when left
+    /// out, and refused when it differs from it. At most the device's zone_append_max_bytes.
+    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, required_unless_present = "input")]
+    pub length: Option<u64>,
+    /// Byte to fill the data with (decimal or 0x hex).
+    #[arg(long, value_name = "BYTE", value_parser = |s: &str| parse_byte(s).map_err(|e| e.0), default_value = "0xa5", conflicts_with = "input")]
+    pub pattern: u8,
+    /// Append the data of this file (`-` for standard input) instead of a pattern.
+    #[arg(short, long, value_name = "FILE|-")]
+    pub input: Option<PathBuf>,
+    /// Flush the device after the append (fsync).
+    #[arg(long)]
+    pub sync: bool,
+    /// Open a Linux device without O_EXCL (see `zone reset --help`).
+    #[arg(short, long)]
+    pub force: bool,
+    /// Print the sector written as a plain number (text) or in a JSON object.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ResultFormat,
 }
 
 /// Arguments of `zonekit zone read`.
@@ -94,6 +177,9 @@ pub struct ReadArgs {
     /// Length (sectors, or bytes with a size suffix).
     #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg)]
     pub length: u64,
+    /// Write the data to this file (created or truncated) instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// The zones a report covers: from the zone holding `-o`, `-c` zones or `ceil(-l / zone size)`
@@ -149,6 +235,9 @@ pub fn mgmt_range(spec: &str, g: &Geometry, r: &RangeArgs) -> CliResult<(u64, u6
 
 /// `zonekit zone report`.
 pub fn report(args: &ReportArgs, w: &mut impl Write) -> CliResult {
+    if args.verbose && args.format != Format::Blkzone {
+        return Err(CliError::Usage("--verbose prints blkzone's lines: it needs --format blkzone".into()));
+    }
     let dev = args.dev.open_blk(false)?;
     let spec = &args.dev.dev;
     let sel = report_selection(spec, &dev.info().geometry, &args.range, args.cond.clone())?;
@@ -156,27 +245,166 @@ pub fn report(args: &ReportArgs, w: &mut impl Write) -> CliResult {
         let n = report::count_matching(&dev, &sel).map_err(|e| CliError::blk(format!("{spec}: report zones"), &e))?;
         return output(writeln!(w, "{n}"));
     }
+    if args.verbose {
+        let mut from = args.range.offset.unwrap_or(0);
+        let r = report::for_each_batch(&dev, sel.first, sel.count, |zones| {
+            writeln!(w, "Found {} zones from 0x{from:x}", zones.len())?;
+            for z in zones.iter().filter(|z| sel.conds.is_empty() || sel.conds.contains(&z.cond)) {
+                report::write_blkzone_line(w, z)?;
+            }
+            from = zones.last().map_or(from, |z| z.start + z.len);
+            Ok(())
+        })
+        .map_err(|e| CliError::blk(format!("{spec}: report zones"), &e))?;
+        return output(r);
+    }
     let r = report::write_report(w, &dev, &sel, args.format)
         .map_err(|e| CliError::blk(format!("{spec}: report zones"), &e))?;
     output(r.map(|_| ()))
 }
 
+/// `zonekit zone capacity`: the sum of the zone capacities of the range (every zone, conventional
+/// ones by their length), as blkzone prints it: `0x%09x` sectors.
+pub fn capacity(args: &CapacityArgs, w: &mut impl Write) -> CliResult {
+    let dev = args.dev.open_blk(false)?;
+    let spec = &args.dev.dev;
+    let sel = report_selection(spec, &dev.info().geometry, &args.range, Vec::new())?;
+    let (mut sum, mut zones) = (0u64, 0u64);
+    let mut from = args.range.offset.unwrap_or(0);
+    let verbose = args.verbose && args.format == ResultFormat::Text;
+    let r = report::for_each_batch(&dev, sel.first, sel.count, |batch| {
+        if verbose {
+            writeln!(w, "Found {} zones from 0x{from:x}", batch.len())?;
+        }
+        sum += batch.iter().map(|z| z.capacity).sum::<u64>();
+        zones += batch.len() as u64;
+        from = batch.last().map_or(from, |z| z.start + z.len);
+        Ok(())
+    })
+    .map_err(|e| CliError::blk(format!("{spec}: report zones"), &e))?;
+    output(r)?;
+    match args.format {
+        ResultFormat::Text => output(writeln!(w, "0x{sum:09x}")),
+        ResultFormat::Json => {
+            let first = dev.info().geometry.zone_start(sel.first);
+            json_line(w, &serde_json::json!({"device": spec, "sector": first, "zones": zones, "capacity": sum}))
+        }
+    }
+}
+
+fn json_line(w: &mut impl Write, v: &impl Serialize) -> CliResult {
+    output(serde_json::to_writer(&mut *w, v).map_err(std::io::Error::from).and_then(|()| writeln!(w)))
+}
+
+/// The result of a command that changes zones, as `--format json` prints it. Positions in
+/// 512-byte sectors.
+#[derive(Debug, Default, Serialize)]
+pub struct OpResult {
+    /// `reset`, `open`, `close`, `finish`, `write`, `append`, `inject`.
+    pub command: &'static str,
+    /// The device spec.
+    pub device: String,
+    /// First sector of the range.
+    pub sector: u64,
+    /// Sectors in the range.
+    pub sectors: u64,
+    /// Zones the range covers.
+    pub zones: u64,
+    /// Zones whose condition or write pointer the command changed (management and inject).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zones_changed: Option<u64>,
+    /// Bytes written (write and append), also when the command failed part way.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_written: Option<u64>,
+    /// Where a zone append landed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub written_sector: Option<u64>,
+    /// The command succeeded.
+    pub ok: bool,
+    /// The errno name of a failure (`EIO`).
+    pub errno: Option<&'static str>,
+    /// The errno value of a failure (5).
+    pub errno_code: Option<i32>,
+    /// The failure's message, as the stderr line gives it without `zonekit: `.
+    pub error: Option<String>,
+}
+
+impl OpResult {
+    /// Record the failure `e` (a block-device error) described as `err`.
+    fn fail(&mut self, e: &BlkError, err: &CliError) {
+        self.ok = false;
+        self.errno = e.errno.name();
+        self.errno_code = Some(e.errno.0);
+        self.error = Some(match err {
+            CliError::Usage(m) | CliError::Failed(m) => m.clone(),
+            CliError::Exit(c) => format!("exit code {c}"),
+        });
+    }
+}
+
+/// Print `res` when JSON was asked for, then return `r`.
+fn finish_result(w: &mut impl Write, format: ResultFormat, res: &OpResult, r: CliResult) -> CliResult {
+    if format == ResultFormat::Json {
+        json_line(w, res)?;
+    }
+    r
+}
+
+/// The zones of `[sector, sector + nr)`, as reported.
+fn zones_of(dev: &BlockDevice, spec: &str, sector: u64, nr: u64) -> CliResult<Vec<Zone>> {
+    let g = &dev.info().geometry;
+    let Some(first) = g.zone_index(sector) else { return Ok(Vec::new()) };
+    let count = nr.div_ceil(g.zone_size).min(u64::from(g.nr_zones - first)) as u32;
+    let mut zones = Vec::with_capacity(count as usize);
+    report::for_each_zone(dev, first, count, |z| {
+        zones.push(*z);
+        Ok(())
+    })
+    .map_err(|e| CliError::blk(format!("{spec}: report zones"), &e))?
+    .map_err(|e| CliError::Failed(e.to_string()))?;
+    Ok(zones)
+}
+
+fn changed(before: &[Zone], after: &[Zone]) -> u64 {
+    before.iter().zip(after).filter(|(a, b)| a.cond != b.cond || a.wp != b.wp).count() as u64
+}
+
 /// `zonekit zone reset|open|close|finish`: the range goes to the block layer as blkzone's ioctl
 /// does, which issues it zone by zone (or as one reset-all) and carries on after a failing zone.
 pub fn manage(op: ZoneOp, args: &MgmtArgs, w: &mut impl Write) -> CliResult {
-    let dev = args.dev.open_blk(true)?;
+    let dev = args.dev.open_blk_with(true, args.force)?;
     let spec = &args.dev.dev;
     let g = dev.info().geometry.clone();
     let range = if args.all { RangeArgs::default() } else { args.range.clone() };
     let (sector, nr) = mgmt_range(spec, &g, &range)?;
-    let r = dev.zone_mgmt(op, sector, nr).map_err(|e| CliError::blk(format!("{spec}: {} zones", op.name()), &e));
+    let json = args.format == ResultFormat::Json;
+    let before = if json { zones_of(&dev, spec, sector, nr)? } else { Vec::new() };
+    let what = format!("{spec}: {} zones", op.name());
+    let r = dev.zone_mgmt(op, sector, nr);
+    let mut res = OpResult {
+        command: op.name(),
+        device: spec.clone(),
+        sector,
+        sectors: nr,
+        zones: nr.div_ceil(g.zone_size),
+        ok: true,
+        ..OpResult::default()
+    };
+    if json {
+        res.zones_changed = Some(changed(&before, &zones_of(&dev, spec, sector, nr)?));
+    }
+    let r = r.map_err(|e| {
+        let err = CliError::blk(&what, &e);
+        res.fail(&e, &err);
+        err
+    });
     // Zones changed before or after a failing one stay changed: record them either way.
     let closed = close(&dev, spec);
-    r.and(closed)?;
-    if args.verbose {
+    let r = r.and(closed);
+    if r.is_ok() && args.verbose && !json {
         output(writeln!(w, "{spec}: successful {} of zones in range from {sector}, to {}", op.name(), sector + nr))?;
     }
-    Ok(())
+    finish_result(w, args.format, &res, r)
 }
 
 /// Close a device written to, reporting a failure to record its zones (a drop would ignore it).
@@ -196,40 +424,146 @@ fn byte_range(offset: u64, length: u64) -> CliResult<(u64, u64)> {
     Ok((start, total))
 }
 
+/// Where the data of a write or an append comes from.
+enum Source {
+    /// A fill byte.
+    Pattern(u8),
+    /// A regular file, read as the write goes.
+    File(std::fs::File, PathBuf),
+    /// Standard input or a file that is not regular, read whole before anything is written.
+    Bytes(Vec<u8>),
+}
+
+impl Source {
+    /// Fill `buf` with the next bytes of the data.
+    fn fill(&mut self, buf: &mut [u8], at: u64) -> CliResult {
+        match self {
+            Source::Pattern(b) => buf.fill(*b),
+            Source::File(f, p) => f.read_exact(buf).map_err(|e| input_error(p, "read", &e))?,
+            Source::Bytes(v) => buf.copy_from_slice(&v[at as usize..at as usize + buf.len()]),
+        }
+        Ok(())
+    }
+}
+
+fn input_error(path: &std::path::Path, what: &str, e: &std::io::Error) -> CliError {
+    let errno = Errno(e.raw_os_error().unwrap_or(Errno::EIO.0));
+    let why = errno.description().map_or_else(|| e.to_string(), str::to_string);
+    CliError::Failed(format!("--input {}: {what}: {why} ({})", path.display(), errno.name().unwrap_or("EIO")))
+}
+
+/// The data source of `--input`/`--pattern` and the length in bytes to write, checked before
+/// anything is written: `-l 0` refused; an input that is empty, not whole 512-byte sectors,
+/// longer than `limit` bytes, or of another length than `-l` refused (exit 2).
+fn source(input: Option<&PathBuf>, pattern: u8, length: Option<u64>, limit: u64) -> CliResult<(Source, u64)> {
+    if length == Some(0) {
+        return Err(CliError::Usage("--length must not be zero".into()));
+    }
+    let want = match length {
+        Some(l) => Some(l.checked_mul(SECTOR_SIZE).ok_or_else(|| CliError::Usage("--length is too large".into()))?),
+        None => None,
+    };
+    let Some(path) = input else {
+        // clap requires --length without --input.
+        return Ok((Source::Pattern(pattern), want.unwrap_or(0)));
+    };
+    let name = path.display().to_string();
+    let (src, len) = if path.as_os_str() == "-" {
+        let cap = want.unwrap_or(limit).saturating_add(1);
+        let mut v = Vec::new();
+        std::io::stdin().lock().take(cap).read_to_end(&mut v).map_err(|e| input_error(path, "read", &e))?;
+        let n = v.len() as u64;
+        (Source::Bytes(v), n)
+    } else {
+        let f = std::fs::File::open(path).map_err(|e| input_error(path, "open", &e))?;
+        let meta = f.metadata().map_err(|e| input_error(path, "stat", &e))?;
+        if meta.is_file() {
+            (Source::File(f, path.clone()), meta.len())
+        } else if meta.is_dir() {
+            return Err(CliError::Usage(format!("--input {name}: is a directory")));
+        } else {
+            let cap = want.unwrap_or(limit).saturating_add(1);
+            let mut v = Vec::new();
+            f.take(cap).read_to_end(&mut v).map_err(|e| input_error(path, "read", &e))?;
+            let n = v.len() as u64;
+            (Source::Bytes(v), n)
+        }
+    };
+    let bad = |why: String| Err(CliError::Usage(format!("--input {name}: {why}; nothing written")));
+    match want {
+        Some(w) if w != len => {
+            let got =
+                if len > w && matches!(src, Source::Bytes(_)) { "longer".to_string() } else { format!("{len} bytes") };
+            bad(format!("{got}, but --length asks for {w} bytes ({} sectors)", w / SECTOR_SIZE))
+        }
+        _ if len == 0 => bad("is empty".into()),
+        _ if !len.is_multiple_of(SECTOR_SIZE) => bad(format!("{len} bytes is not a whole number of 512-byte sectors")),
+        _ if len > limit => bad(format!("{len} bytes is more than the {limit} bytes the command can take")),
+        _ => Ok((src, len)),
+    }
+}
+
 /// `zonekit zone write`: `pwrite` calls of up to 1 MiB through the block layer, which splits each
 /// at zone boundaries and at `max_sectors_kb`, as the kernel does. A write that runs past the
-/// device end writes what fits, then fails with `ENOSPC`, saying how much was written.
-pub fn write(args: &WriteArgs) -> CliResult {
-    let dev = args.dev.open_blk(true)?;
+/// device end writes what fits, then fails with `ENOSPC`, saying how much was written. The data
+/// is a pattern, or a file or standard input whose length was checked before anything is written.
+pub fn write(args: &WriteArgs, w: &mut impl Write) -> CliResult {
+    let dev = args.dev.open_blk_with(true, args.force)?;
     let spec = &args.dev.dev;
-    let (start, total) = byte_range(args.offset, args.length)?;
-    let buf = vec![args.pattern; CHUNK.min(total as usize)];
+    let cap_bytes = dev.info().geometry.capacity.saturating_mul(SECTOR_SIZE);
+    let (mut src, total) = source(args.input.as_ref(), args.pattern, args.length, cap_bytes.max(1))?;
+    let (start, total) = byte_range(args.offset, total / SECTOR_SIZE)?;
+    let g = &dev.info().geometry;
+    let zones = g.zone_index(args.offset).map_or(0, |first| {
+        let last = g.zone_index((start + total).div_ceil(SECTOR_SIZE).saturating_sub(1)).unwrap_or(g.nr_zones - 1);
+        u64::from(last - first + 1)
+    });
+    let mut res = OpResult {
+        command: "write",
+        device: spec.clone(),
+        sector: args.offset,
+        sectors: total / SECTOR_SIZE,
+        zones,
+        bytes_written: Some(0),
+        ok: true,
+        ..OpResult::default()
+    };
+    let mut buf = vec![0u8; CHUNK.min(total as usize)];
     let mut done = 0u64;
     let mut r = Ok(());
     while done < total {
         let n = ((total - done) as usize).min(CHUNK);
-        match dev.write(start + done, &buf[..n]) {
-            Ok(0) => {
-                let e = zonekit_blk::BlkError::new(zonekit_core::Errno::ENOSPC, "nothing written");
-                r = Err(write_error(spec, args.offset, done, total, &e));
-                break;
-            }
-            Ok(w) => done += w as u64,
-            Err(e) => {
-                r = Err(write_error(spec, args.offset, done, total, &e));
-                break;
-            }
+        if let Err(e) = src.fill(&mut buf[..n], done) {
+            r = Err(e);
+            break;
         }
+        let e = match dev.write(start + done, &buf[..n]) {
+            Ok(0) => BlkError::new(Errno::ENOSPC, "nothing written"),
+            Ok(k) => {
+                done += k as u64;
+                continue;
+            }
+            Err(e) => e,
+        };
+        let err = write_error(spec, args.offset, done, total, &e);
+        res.fail(&e, &err);
+        r = Err(err);
+        break;
     }
+    res.bytes_written = Some(done);
     if r.is_ok() && args.sync {
-        r = dev.flush().map_err(|e| CliError::blk(format!("{spec}: flush"), &e));
+        r = dev.flush().map_err(|e| {
+            let err = CliError::blk(format!("{spec}: flush"), &e);
+            res.fail(&e, &err);
+            err
+        });
     }
     let closed = close(&dev, spec);
-    r.and(closed)
+    finish_result(w, args.format, &res, r.and(closed))
 }
 
 /// A failed write, with what was written before it.
-fn write_error(spec: &str, offset: u64, done: u64, total: u64, e: &zonekit_blk::BlkError) -> CliError {
+fn write_error(spec: &str, offset: u64, done: u64, total: u64, e: &BlkError) -> CliError {
     let at = offset + done / SECTOR_SIZE;
     if done == 0 {
         CliError::blk(format!("{spec}: write at sector {at}"), e)
@@ -241,19 +575,120 @@ fn write_error(spec: &str, offset: u64, done: u64, total: u64, e: &zonekit_blk::
     }
 }
 
-/// `zonekit zone read`: raw bytes to `w`, `pread` calls of up to 1 MiB through the block layer. A
-/// read that runs past the device end stops there, as a block device file's read does.
+/// `zonekit zone append`: one zone append through the block layer (native on null_blk and NVMe
+/// devices, emulated as a write at the write pointer on SCSI ones); prints the sector the data
+/// landed at. `-o` must start a zone (exit 2 otherwise, as for management ranges); data larger
+/// than `zone_append_max_bytes` fails as the kernel fails it (`EIO`).
+pub fn append(args: &AppendArgs, w: &mut impl Write) -> CliResult {
+    let dev = args.dev.open_blk_with(true, args.force)?;
+    let spec = &args.dev.dev;
+    let g = dev.info().geometry.clone();
+    if args.offset >= g.capacity {
+        return Err(CliError::Usage(format!(
+            "{spec}: offset {} is past the end of the device ({} sectors)",
+            args.offset, g.capacity
+        )));
+    }
+    if !args.offset.is_multiple_of(g.zone_size) {
+        return Err(CliError::Usage(format!(
+            "{spec}: offset {} is not the start of a zone (zone size {})",
+            args.offset, g.zone_size
+        )));
+    }
+    let limit = dev.limits().zone_append_max_bytes;
+    let zone_bytes = g.zone_size * SECTOR_SIZE;
+    let what = format!("{spec}: zone append at sector {}", args.offset);
+    let mut res = OpResult {
+        command: "append",
+        device: spec.clone(),
+        sector: args.offset,
+        zones: 1,
+        bytes_written: Some(0),
+        ok: true,
+        ..OpResult::default()
+    };
+    // Refused before any data is read or allocated: the kernel's blk_check_zone_append does it
+    // on the bio's size.
+    let too_long = |bytes: u64| {
+        BlkError::new(
+            Errno::EIO,
+            format!("{bytes} bytes: larger than the zone append limit ({} bytes)", limit.min(zone_bytes)),
+        )
+    };
+    if let Some(l) = args.length.filter(|&l| l.saturating_mul(SECTOR_SIZE) > limit.min(zone_bytes)) {
+        let e = too_long(l.saturating_mul(SECTOR_SIZE));
+        let err = CliError::blk(&what, &e);
+        res.sectors = l;
+        res.fail(&e, &err);
+        return finish_result(w, args.format, &res, Err(err));
+    }
+    let (mut src, total) = source(args.input.as_ref(), args.pattern, args.length, zone_bytes)?;
+    res.sectors = total / SECTOR_SIZE;
+    let mut buf = vec![0u8; total as usize];
+    src.fill(&mut buf, 0)?;
+    let r = match dev.zone_append(args.offset, &buf) {
+        Ok(at) => {
+            res.written_sector = Some(at);
+            res.bytes_written = Some(total);
+            if args.sync { dev.flush().map_err(|e| (format!("{spec}: flush"), e)) } else { Ok(()) }
+        }
+        Err(e) => Err((what, e)),
+    };
+    let r = r.map_err(|(what, e)| {
+        let err = CliError::blk(what, &e);
+        res.fail(&e, &err);
+        err
+    });
+    let closed = close(&dev, spec);
+    let r = r.and(closed);
+    match (args.format, res.written_sector) {
+        (ResultFormat::Text, Some(at)) if r.is_ok() => output(writeln!(w, "{at}")),
+        _ => finish_result(w, args.format, &res, r),
+    }
+}
+
+/// `zonekit zone read`: raw bytes to standard output or `--output FILE`, `pread` calls of up to
+/// 1 MiB through the block layer. A read that runs past the device end stops there, as a block
+/// device file's read does. The output file is created only once the device is open and the
+/// range checked.
 pub fn read(args: &ReadArgs, w: &mut impl Write) -> CliResult {
+    if args.length == 0 {
+        return Err(CliError::Usage("--length must not be zero".into()));
+    }
     let dev = args.dev.open_blk(false)?;
     let spec = &args.dev.dev;
     let (start, total) = byte_range(args.offset, args.length)?;
+    match &args.output {
+        None => read_to(&dev, spec, args.offset, start, total, w),
+        Some(path) => {
+            let f = std::fs::File::create(path).map_err(|e| {
+                let errno = Errno(e.raw_os_error().unwrap_or(Errno::EIO.0));
+                let why = errno.description().map_or_else(|| e.to_string(), str::to_string);
+                CliError::Failed(format!(
+                    "--output {}: cannot create: {why} ({})",
+                    path.display(),
+                    errno.name().unwrap_or("EIO")
+                ))
+            })?;
+            let mut out = std::io::BufWriter::with_capacity(CHUNK, f);
+            read_to(&dev, spec, args.offset, start, total, &mut out).map_err(|e| match e {
+                CliError::Failed(m) if m.starts_with("writing output") => {
+                    CliError::Failed(format!("--output {}: {m}", path.display()))
+                }
+                other => other,
+            })
+        }
+    }
+}
+
+fn read_to(dev: &BlockDevice, spec: &str, offset: u64, start: u64, total: u64, w: &mut impl Write) -> CliResult {
     let mut buf = vec![0u8; CHUNK.min(total as usize)];
     let mut done = 0u64;
     while done < total {
         let n = ((total - done) as usize).min(CHUNK);
         let got = dev
             .read(start + done, &mut buf[..n])
-            .map_err(|e| CliError::blk(format!("{spec}: read at sector {}", args.offset + done / SECTOR_SIZE), &e))?;
+            .map_err(|e| CliError::blk(format!("{spec}: read at sector {}", offset + done / SECTOR_SIZE), &e))?;
         output(w.write_all(&buf[..got]))?;
         done += got as u64;
         if got < n {
@@ -261,6 +696,127 @@ pub fn read(args: &ReadArgs, w: &mut impl Write) -> CliResult {
         }
     }
     output(w.flush())
+}
+
+/// A fault `zonekit zone inject` puts in zones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// The zone becomes read-only (`ro`), as null_blk's configfs `zone_readonly`: finished first,
+    /// its data kept for reads, every write and zone command refused.
+    ReadOnly,
+    /// The zone becomes offline (`of`), as null_blk's `zone_offline`: reads fail too.
+    Offline,
+    /// A read-only or offline zone returns to empty (its data discarded), as writing null_blk's
+    /// attribute again does; other zones are left as they are.
+    Clear,
+}
+
+impl Fault {
+    /// The name the command line takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::ReadOnly => "read-only",
+            Fault::Offline => "offline",
+            Fault::Clear => "clear",
+        }
+    }
+}
+
+fn fault_arg(s: &str) -> Result<Fault, String> {
+    match s {
+        "read-only" | "read_only" | "ro" => Ok(Fault::ReadOnly),
+        "offline" | "of" => Ok(Fault::Offline),
+        "clear" => Ok(Fault::Clear),
+        _ => Err(format!("unknown fault '{s}' (read-only, offline or clear)")),
+    }
+}
+
+/// Arguments of `zonekit zone inject`.
+#[derive(Debug, clap::Args)]
+pub struct InjectArgs {
+    /// The device: a persistent emulated device directory (`zonekit dev create`).
+    #[arg(value_name = "DEV")]
+    pub dev: String,
+    /// The zone range (as `reset` takes it; sequential zones only).
+    #[command(flatten)]
+    pub range: RangeArgs,
+    /// The fault: read-only, offline, or clear (read-only and offline zones back to empty).
+    #[arg(value_name = "FAULT", value_parser = fault_arg)]
+    pub fault: Fault,
+    /// Print the result as text (nothing) or JSON.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ResultFormat,
+}
+
+/// `zonekit zone inject`: put a fault in each zone of the range of a persistent emulated device,
+/// where the device's state keeps it (`zones.state`) and reports show it. Refused (exit 2) on
+/// devices that could not keep it: `@PROFILE` devices live for one command, files with
+/// `--zone-size` start empty at each open, and Linux devices have their own means (null_blk's
+/// configfs `zone_readonly` / `zone_offline`).
+pub fn inject(args: &InjectArgs, w: &mut impl Write) -> CliResult {
+    let spec = &args.dev;
+    let refuse = |why: &str| Err(CliError::Usage(format!("{spec}: cannot inject faults: {why}")));
+    if spec.starts_with('@') {
+        return refuse(
+            "an @PROFILE device lives for one command, so nothing would keep the fault (make a persistent one: zonekit dev create DIR --profile NAME)",
+        );
+    }
+    let path = std::path::Path::new(spec);
+    if !path.is_dir() {
+        // The usual message for a missing or unusable spec, else the reason this kind cannot.
+        let dev = DevArg { dev: spec.clone(), zone_size: None, zone_capacity: None }.open(false)?;
+        return match dev.info().kind {
+            zonekit_core::DeviceKind::Linux => {
+                refuse("a Linux device's faults are its driver's (null_blk: configfs zone_readonly, zone_offline)")
+            }
+            _ => refuse("not a persistent emulated device (zonekit dev create)"),
+        };
+    }
+    let dev = zonekit_dev::persistent::open_dir(path, spec, true)
+        .map_err(|e| CliError::open(zonekit_dev::OpenError::Device(e)))?;
+    let g = zonekit_core::ZoneReport::info(&dev).geometry.clone();
+    let (sector, nr) = mgmt_range(spec, &g, &args.range)?;
+    let first = (sector / g.zone_size) as u32;
+    let last = (sector + nr).div_ceil(g.zone_size) as u32;
+    if g.is_conventional(first) {
+        return Err(CliError::Usage(format!(
+            "{spec}: zone {first} (sector {sector}) is conventional: faults go into sequential zones (the first is at sector {})",
+            g.zone_start(g.nr_conv_zones)
+        )));
+    }
+    let mut res = OpResult {
+        command: "inject",
+        device: spec.clone(),
+        sector,
+        sectors: nr,
+        zones: u64::from(last - first),
+        zones_changed: Some(0),
+        ok: true,
+        ..OpResult::default()
+    };
+    let mut r = Ok(());
+    for idx in first..last {
+        let cond = dev.with_table(|t| t.zone(idx).cond);
+        let target = match (args.fault, cond) {
+            (Fault::ReadOnly, ZoneCond::ReadOnly) | (Fault::Offline, ZoneCond::Offline) => None,
+            (Fault::ReadOnly, _) => Some(ZoneCond::ReadOnly),
+            (Fault::Offline, _) => Some(ZoneCond::Offline),
+            // Asking again for the condition a zone has returns it to empty.
+            (Fault::Clear, ZoneCond::ReadOnly | ZoneCond::Offline) => Some(cond),
+            (Fault::Clear, _) => None,
+        };
+        let Some(target) = target else { continue };
+        if let Err(e) = dev.set_zone_cond(idx, target) {
+            let e = BlkError::from_device(&e);
+            let err = CliError::blk(format!("{spec}: inject {} into zone {idx}", args.fault.name()), &e);
+            res.fail(&e, &err);
+            r = Err(err);
+            break;
+        }
+        res.zones_changed = res.zones_changed.map(|n| n + 1);
+    }
+    let closed = zonekit_core::BlockIo::close(&dev).map_err(|e| CliError::device(format!("{spec}: close"), &e));
+    finish_result(w, args.format, &res, r.and(closed))
 }
 
 #[cfg(test)]
