@@ -145,6 +145,12 @@ pub trait ZoneReport {
     /// Append to `out` up to `max` zones, from the zone holding `sector`. Fewer (none past the end)
     /// is not an error.
     fn report_zones(&self, sector: u64, max: usize, out: &mut Vec<Zone>) -> DeviceResult<()>;
+
+    /// Sequential zones whose next write fails by an injected fault, in ascending order: none
+    /// for a device that takes no injected faults (only emulated devices do).
+    fn pending_write_faults(&self) -> Vec<u32> {
+        Vec::new()
+    }
 }
 
 /// Zone management: open, close, finish, reset, as a device takes the commands.

@@ -165,4 +165,55 @@ impl ZoneTable {
         self.slots[idx as usize].non_seq = false;
         Ok(t)
     }
+
+    /// Move a sequential zone's write pointer to `wp` as a faulty device would, behind the host's
+    /// back (a write lost after it was acknowledged, or data the host did not write). The zone
+    /// becomes empty at its start (an explicitly open zone stays open), full at its capacity, and
+    /// otherwise keeps its open or closed condition (closed if it was empty or full, which needs
+    /// an active zone: `ActiveLimit` at the limit). Conventional, read-only and offline zones are
+    /// refused, and a write pointer outside `[start, start + capacity]` (`OutOfRange`).
+    pub fn move_write_pointer<E>(
+        &mut self,
+        idx: u32,
+        wp: u64,
+        effect: impl FnOnce(&Transition) -> Result<(), E>,
+    ) -> Result<Transition, Failed<E>> {
+        use ZoneErrorKind::*;
+        let g = &self.geometry;
+        let (start, cap) = (g.zone_start(idx), g.zone_cap(idx));
+        let err = |kind| Failed::Zone(ZoneError::new(kind, Some(idx), start));
+        if g.is_conventional(idx) {
+            return Err(err(Conventional));
+        }
+        let slot = self.slots[idx as usize];
+        let to = match slot.cond {
+            ZoneCond::ReadOnly => return Err(err(ReadOnly)),
+            ZoneCond::Offline => return Err(err(Offline)),
+            _ if wp < start || wp > start + cap => return Err(err(OutOfRange)),
+            ZoneCond::ExplicitOpen if wp < start + cap => ZoneCond::ExplicitOpen,
+            _ if wp == start => ZoneCond::Empty,
+            _ if wp == start + cap => ZoneCond::Full,
+            c @ (ZoneCond::ImplicitOpen | ZoneCond::Closed) => c,
+            _ => {
+                let l = self.limits;
+                if l.max_active > 0 && self.counters.active() >= l.max_active {
+                    return Err(err(ActiveLimit));
+                }
+                ZoneCond::Closed
+            }
+        };
+        let t = Transition {
+            zone: idx,
+            action: Action::MoveWp,
+            from: slot.cond,
+            to,
+            old_wp: slot.wp,
+            new_wp: wp,
+            evict: None,
+            non_seq: false,
+        };
+        effect(&t).map_err(Failed::Effect)?;
+        self.commit(&t);
+        Ok(t)
+    }
 }

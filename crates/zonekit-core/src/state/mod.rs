@@ -75,6 +75,9 @@ pub enum Action {
     Mgmt(ZoneOp),
     /// A condition injected by the device (read-only or offline), or a return to empty from it.
     SetCond(ZoneCond),
+    /// A write pointer moved by the device behind the host's back (fault injection): the zone's
+    /// data ends at the new write pointer, cut or extended with zeros.
+    MoveWp,
 }
 
 /// A computed change to one zone. Effects look at it before it is applied.
@@ -662,5 +665,37 @@ mod tests {
         assert_eq!(t.read(64, 8).unwrap()[0].valid, 8);
         t.set_zone_cond(1, ZoneCond::ReadOnly, ok).unwrap();
         assert_eq!((t.zone(1).cond, t.zone(1).wp), (ZoneCond::Empty, 64));
+    }
+
+    #[test]
+    fn a_moved_write_pointer_keeps_the_accounting() {
+        // Zones of 64 sectors, capacity 48, zone 0 conventional; at most 2 active zones.
+        let mut t = table(Personality::NullBlk, 0, 2);
+        t.write(64, 16, ok).unwrap();
+        // Back within an implicitly open zone: it stays open, the write pointer is the new one.
+        let tr = t.move_write_pointer(1, 72, ok).unwrap();
+        assert_eq!(
+            (tr.action, tr.from, tr.to, tr.old_wp, tr.new_wp),
+            (Action::MoveWp, ZoneCond::ImplicitOpen, ZoneCond::ImplicitOpen, 80, 72)
+        );
+        assert_eq!(kind(t.write(80, 8, ok)), ZoneErrorKind::NotWritePointer);
+        t.write(72, 8, ok).unwrap();
+        // To the start: empty, its open slot freed; to the capacity: full.
+        t.move_write_pointer(1, 64, ok).unwrap();
+        assert_eq!((t.zone(1).cond, t.counters().active()), (ZoneCond::Empty, 0));
+        t.move_write_pointer(2, 128 + 48, ok).unwrap();
+        assert_eq!(t.zone(2).cond, ZoneCond::Full);
+        // Into an empty or full zone: closed, which takes an active zone.
+        t.move_write_pointer(2, 130, ok).unwrap();
+        t.move_write_pointer(3, 200, ok).unwrap();
+        assert_eq!((t.zone(2).cond, t.zone(3).cond, t.counters().closed), (ZoneCond::Closed, ZoneCond::Closed, 2));
+        assert_eq!(kind(t.move_write_pointer(4, 260, ok)), ZoneErrorKind::ActiveLimit);
+        assert_eq!(kind(t.move_write_pointer(1, 64 + 49, ok)), ZoneErrorKind::OutOfRange);
+        assert_eq!(kind(t.move_write_pointer(0, 8, ok)), ZoneErrorKind::Conventional);
+        t.set_zone_cond(5, ZoneCond::Offline, ok).unwrap();
+        assert_eq!(kind(t.move_write_pointer(5, 330, ok)), ZoneErrorKind::Offline);
+        // A refused effect changes nothing.
+        assert!(t.move_write_pointer(2, 128, |_| Err("no")).is_err());
+        assert_eq!((t.zone(2).cond, t.zone(2).wp), (ZoneCond::Closed, 130));
     }
 }
