@@ -2,6 +2,7 @@
 
 use crate::config::DeviceConfig;
 use crate::store::Store;
+use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard};
 use zonekit_core::{
     BlockIo, Counters, DeviceError, DeviceInfo, DeviceKind, DeviceResult, Failed, SECTOR_SIZE, Transition, Zone,
@@ -25,6 +26,8 @@ struct Inner {
     store: Box<dyn Store>,
     /// Closed: nothing may change any more.
     closed: bool,
+    /// Sequential zones whose next write or zone append fails (fault injection).
+    write_faults: BTreeSet<u32>,
 }
 
 impl std::fmt::Debug for EmulatedDevice {
@@ -32,6 +35,9 @@ impl std::fmt::Debug for EmulatedDevice {
         f.debug_struct("EmulatedDevice").field("info", &self.info).finish_non_exhaustive()
     }
 }
+
+/// The message of a write that failed by an injected fault.
+const INJECTED: &str = "injected write fault";
 
 /// Build the description of a device from its configuration.
 pub fn device_info(spec: &str, kind: DeviceKind, config: &DeviceConfig) -> DeviceInfo {
@@ -77,7 +83,8 @@ impl EmulatedDevice {
     /// false if the store keeps none.
     pub fn from_table(mut info: DeviceInfo, table: ZoneTable, store: Box<dyn Store>) -> EmulatedDevice {
         info.keeps_data &= store.keeps_data();
-        EmulatedDevice { info, model: None, inner: Mutex::new(Inner { table, store, closed: false }) }
+        let write_faults = store.write_faults();
+        EmulatedDevice { info, model: None, inner: Mutex::new(Inner { table, store, closed: false, write_faults }) }
     }
 
     /// Writes and zone changes are refused (`EBADF`, as for a block device opened read-only)
@@ -130,6 +137,87 @@ impl EmulatedDevice {
             .map_err(|f| self.fail(f, "set zone condition"))
     }
 
+    /// Move a sequential zone's write pointer to sector `wp` behind the host's back (fault
+    /// injection: a write lost after it was acknowledged, or data the host did not write), as
+    /// [`ZoneTable::move_write_pointer`] states; the store's data then ends there (a persistent
+    /// device cuts or extends the zone's file). `wp` must be on a logical block.
+    pub fn move_write_pointer(&self, zone: u32, wp: u64) -> DeviceResult<()> {
+        let g = &self.info.geometry;
+        if zone >= g.nr_zones {
+            let s = u64::from(zone).saturating_mul(g.zone_size);
+            return Err(DeviceError::zone(ZoneError::new(ZoneErrorKind::OutOfRange, None, s), self.info.personality));
+        }
+        let lbs = u64::from(g.logical_block_size) / SECTOR_SIZE;
+        if !wp.wrapping_sub(g.zone_start(zone)).is_multiple_of(lbs.max(1)) {
+            return Err(self.unaligned(wp));
+        }
+        let mut guard = self.lock();
+        self.check_writable(&guard, "move write pointer")?;
+        let Inner { table, store, .. } = &mut *guard;
+        table
+            .move_write_pointer(zone, wp, |t| store.zone_changed(t))
+            .map(|_| ())
+            .map_err(|f| self.fail(f, "move write pointer"))
+    }
+
+    /// Make the next write or zone append to sequential zone `zone` fail with `EIO`, changing
+    /// nothing (fault injection, as a media error would; null_blk's `badblocks` fail so); `false`
+    /// takes the fault away. A persistent device keeps it in `zones.state` until that write.
+    pub fn set_write_fault(&self, zone: u32, fail: bool) -> DeviceResult<()> {
+        let g = &self.info.geometry;
+        if zone >= g.nr_zones || g.is_conventional(zone) {
+            let kind = if zone >= g.nr_zones { ZoneErrorKind::OutOfRange } else { ZoneErrorKind::Conventional };
+            let s = u64::from(zone).saturating_mul(g.zone_size);
+            return Err(DeviceError::zone(
+                ZoneError::new(kind, Some(zone).filter(|&z| z < g.nr_zones), s),
+                self.info.personality,
+            ));
+        }
+        let mut guard = self.lock();
+        self.check_writable(&guard, "set write fault")?;
+        let Inner { store, write_faults, .. } = &mut *guard;
+        let mut next = write_faults.clone();
+        if fail {
+            next.insert(zone)
+        } else {
+            next.remove(&zone)
+        };
+        store
+            .set_write_faults(&next)
+            .map_err(|e| DeviceError::io(format!("{}: set write fault", self.info.spec), e))?;
+        *write_faults = next;
+        Ok(())
+    }
+
+    /// Sequential zones whose next write fails (fault injection).
+    pub fn write_faults(&self) -> BTreeSet<u32> {
+        self.lock().write_faults.clone()
+    }
+
+    /// The effect of a write or zone append the zone rules accept, before its data reaches the
+    /// store: if its zone has a write fault, take the fault away (durably for a persistent
+    /// device) and fail with [`INJECTED`], so that nothing changes.
+    fn fault_effect(store: &mut dyn Store, faults: &mut BTreeSet<u32>, t: &Transition) -> std::io::Result<()> {
+        if !faults.contains(&t.zone) {
+            return Ok(());
+        }
+        let mut next = faults.clone();
+        next.remove(&t.zone);
+        store.set_write_faults(&next)?;
+        *faults = next;
+        Err(std::io::Error::other(INJECTED))
+    }
+
+    /// A failed write or zone append: an injected fault says so, with `EIO`.
+    fn write_failed(&self, f: Failed<std::io::Error>, what: &str) -> DeviceError {
+        match f {
+            Failed::Effect(e) if e.kind() == std::io::ErrorKind::Other && e.to_string() == INJECTED => {
+                DeviceError::io(INJECTED, std::io::Error::from_raw_os_error(libc::EIO))
+            }
+            f => self.fail(f, what),
+        }
+    }
+
     /// Run `f` on the zone table (tests, reports of counters).
     pub fn with_table<R>(&self, f: impl FnOnce(&ZoneTable) -> R) -> R {
         f(&self.lock().table)
@@ -162,6 +250,10 @@ impl ZoneReport for EmulatedDevice {
         let g = self.lock();
         out.extend(g.table.report(sector, max));
         Ok(())
+    }
+
+    fn pending_write_faults(&self) -> Vec<u32> {
+        self.lock().write_faults.iter().copied().collect()
     }
 }
 
@@ -215,12 +307,15 @@ impl BlockIo for EmulatedDevice {
         }
         let mut g = self.lock();
         self.check_writable(&g, "write")?;
-        let Inner { table, store, .. } = &mut *g;
+        let Inner { table, store, write_faults, .. } = &mut *g;
         let info = &self.info;
         table
-            .write(sector, buf.len() as u64 / SECTOR_SIZE, |t| Self::write_effect(store.as_mut(), info, t, buf))
+            .write(sector, buf.len() as u64 / SECTOR_SIZE, |t| {
+                Self::fault_effect(store.as_mut(), write_faults, t)?;
+                Self::write_effect(store.as_mut(), info, t, buf)
+            })
             .map(|_| ())
-            .map_err(|f| self.fail(f, "write"))
+            .map_err(|f| self.write_failed(f, "write"))
     }
 
     fn zone_append(&self, zone_start: u64, buf: &[u8]) -> DeviceResult<u64> {
@@ -229,11 +324,14 @@ impl BlockIo for EmulatedDevice {
         }
         let mut g = self.lock();
         self.check_writable(&g, "zone append")?;
-        let Inner { table, store, .. } = &mut *g;
+        let Inner { table, store, write_faults, .. } = &mut *g;
         let info = &self.info;
         let t = table
-            .append(zone_start, buf.len() as u64 / SECTOR_SIZE, |t| Self::write_effect(store.as_mut(), info, t, buf))
-            .map_err(|f| self.fail(f, "zone append"))?;
+            .append(zone_start, buf.len() as u64 / SECTOR_SIZE, |t| {
+                Self::fault_effect(store.as_mut(), write_faults, t)?;
+                Self::write_effect(store.as_mut(), info, t, buf)
+            })
+            .map_err(|f| self.write_failed(f, "zone append"))?;
         match t.action {
             zonekit_core::Action::Write { sector, .. } => Ok(sector),
             _ => unreachable!("an append transition is a write"),

@@ -760,3 +760,57 @@ fn after_a_restart_zone_files_are_cut_back_to_what_was_flushed() {
         assert!(state.starts_with(&format!("boot {}\nsynced 2 8192\n", boot_id())), "{state}");
     }
 }
+
+#[test]
+fn injected_write_faults_and_moved_write_pointers_survive_a_reopen() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("d");
+    let d = populate(&dir, Personality::NullBlk);
+    // A write fault waits for the zone's next write; a refused write does not use it up.
+    d.set_write_fault(3, true).unwrap();
+    d.set_write_fault(11, true).unwrap();
+    assert_eq!(d.pending_write_faults(), vec![3, 11]);
+    assert!(matches!(d.write_at(sector(3), &data(10, 4 * KIB)), Err(DeviceError::Zone { .. })), "not at the wp");
+    // Finished (zone 4): moved back into the zone, its file cut; zone 2 moved forward, zeros.
+    d.move_write_pointer(4, sector(4) + 8).unwrap();
+    d.move_write_pointer(2, sector(2) + 40).unwrap();
+    let before = report(&d);
+    assert_eq!((before[4].cond, before[4].wp), (ZoneCond::Closed, sector(4) + 8));
+    assert_eq!((before[2].cond, before[2].wp), (ZoneCond::ImplicitOpen, sector(2) + 40));
+    d.flush().unwrap();
+    drop(d);
+    assert_eq!(file_len(&dir, "seq-000004"), Some(4096));
+    assert_eq!(file_len(&dir, "seq-000002"), Some(40 * 512));
+    let state = std::fs::read_to_string(dir.join(STATE_FILE)).unwrap();
+    assert!(state.contains("fail_next_write 3\nfail_next_write 11\n") && !state.contains("full 4"), "{state}");
+
+    let d = open_dir(&dir, "d", true).unwrap();
+    assert_eq!(report(&d), before, "a clean close keeps the moved write pointers");
+    assert_eq!(d.pending_write_faults(), vec![3, 11]);
+    let mut buf = vec![0xffu8; 40 * 512];
+    d.read_at(sector(2), &mut buf).unwrap();
+    assert_eq!(&buf[..16 * 1024], &data(3, 16 * KIB)[..]);
+    assert!(buf[16 * 1024..].iter().all(|&b| b == 0), "moved forward over zeros");
+    // The faulty write fails with EIO and changes nothing; the next one lands.
+    let wp = sector(3) + 16;
+    let e = d.write_at(wp, &data(11, 4 * KIB)).unwrap_err();
+    assert_eq!(e.errno(), zonekit_core::Errno::EIO);
+    assert!(e.to_string().contains("injected write fault"), "{e}");
+    assert_eq!(report(&d)[3].wp, wp);
+    d.write_at(wp, &data(11, 4 * KIB)).unwrap();
+    assert_eq!(d.pending_write_faults(), vec![11]);
+    assert!(d.zone_append(sector(11), &data(12, 4 * KIB)).is_err());
+    assert_eq!(d.zone_append(sector(11), &data(12, 4 * KIB)).unwrap(), sector(11));
+    drop(d);
+    let d = open_dir(&dir, "d", false).unwrap();
+    assert!(d.pending_write_faults().is_empty());
+    drop(d);
+    // Refused: conventional, read-only, offline zones, past the capacity, off a logical block.
+    let d = open_dir(&dir, "d", true).unwrap();
+    assert!(d.set_write_fault(1, true).is_err());
+    assert!(d.move_write_pointer(1, sector(1) + 8).is_err());
+    assert!(d.move_write_pointer(6, sector(6) + 8).is_err());
+    assert!(d.move_write_pointer(7, sector(7) + 8).is_err());
+    assert!(d.move_write_pointer(8, sector(8) + CAP / 512 + 1).is_err());
+    assert!(d.move_write_pointer(12, 0).is_err());
+}

@@ -42,7 +42,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use zonekit_core::{Action, Geometry, Transition, ZoneCond, ZoneOp, ZoneTable, ZoneType};
+use zonekit_core::{Action, Geometry, SECTOR_SIZE, Transition, ZoneCond, ZoneOp, ZoneTable, ZoneType};
 
 /// Zone files kept open at once by [`FsZoneDir`]; beyond, an open one is closed.
 pub const MAX_OPEN_FILES: usize = 256;
@@ -529,6 +529,43 @@ impl DirStore {
         }
     }
 
+    /// A write pointer moved by fault injection: the zone's file ends at `len` bytes, cut or
+    /// extended (sparse: zeros); `zones.state` first loses the zone's `full` record and any
+    /// synced length past the new end. The change is durable at the next flush, as a write is.
+    fn move_wp(&mut self, zone: u32, len: u64) -> io::Result<()> {
+        if len == 0 {
+            return self.discard(zone);
+        }
+        let z = zone as usize;
+        let mut next = self.states.clone();
+        // As for a discard: a finished zone's data was synced before it was listed, so its
+        // length stays durable once the record goes; and no synced length may claim more than
+        // the new end, or a power loss after the cut could bring the old end back.
+        if next.rare.remove(&zone).is_some() && self.has_file[z] && self.lens[z] > 0 {
+            next.synced.insert(zone, self.lens[z]);
+        }
+        if let Some(s) = next.synced.get_mut(&zone) {
+            *s = (*s).min(len);
+        }
+        self.write_states(next)?;
+        let name = self.name(zone);
+        if self.has_file[z] && len <= self.dir.file_len(&name)? {
+            self.dir.truncate(&name, len)?;
+        } else {
+            self.before_creating(zone)?;
+            self.dir_dirty |= self.dir.set_len(&name, len)?;
+            self.has_file[z] = true;
+        }
+        self.lens[z] = len;
+        self.dirty.insert(zone);
+        Ok(())
+    }
+
+    /// Zones whose next write fails, as `zones.state` lists them.
+    fn recorded_write_faults(&self) -> &BTreeSet<u32> {
+        &self.states.fail_next_write
+    }
+
     /// Zones listed in `zones.state` as finished, read-only or offline.
     pub fn rare_states(&self) -> &BTreeMap<u32, RareCond> {
         &self.states.rare
@@ -601,6 +638,10 @@ impl Store for DirStore {
         if t.discards_data() {
             return self.discard(t.zone);
         }
+        if t.action == Action::MoveWp {
+            let len = (t.new_wp - self.geometry.zone_start(t.zone)) * SECTOR_SIZE;
+            return self.move_wp(t.zone, len);
+        }
         let record = match t.action {
             Action::Mgmt(ZoneOp::Finish) if t.from != ZoneCond::Full && t.to == ZoneCond::Full => RareCond::Full,
             Action::SetCond(ZoneCond::ReadOnly) => RareCond::ReadOnly,
@@ -635,6 +676,16 @@ impl Store for DirStore {
 
     fn writable(&self) -> bool {
         self.writable
+    }
+
+    fn write_faults(&self) -> BTreeSet<u32> {
+        self.recorded_write_faults().clone()
+    }
+
+    fn set_write_faults(&mut self, zones: &BTreeSet<u32>) -> io::Result<()> {
+        self.refuse_if_read_only()?;
+        let next = ZoneStates { fail_next_write: zones.clone(), ..self.states.clone() };
+        self.write_states(next)
     }
 
     fn keeps_data(&self) -> bool {

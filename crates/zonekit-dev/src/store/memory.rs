@@ -72,6 +72,8 @@ impl Store for MemoryStore {
     }
 
     fn zone_changed(&mut self, t: &Transition) -> io::Result<()> {
+        // A moved write pointer (fault injection) leaves the bytes beyond it in place, as a
+        // device's media keeps them: reads stop at the write pointer, and writes overwrite them.
         if t.discards_data() {
             self.zones.remove(&t.zone);
         }

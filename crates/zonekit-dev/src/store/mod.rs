@@ -13,6 +13,7 @@ pub(crate) use dir::{ZoneFiles, looks_like_zone_file, parse_zone_file_name};
 pub use memory::MemoryStore;
 pub use state_file::{CleanClose, RareCond, STATE_FILE, ZoneStates};
 
+use std::collections::BTreeSet;
 use std::io;
 use zonekit_core::{Transition, ZoneTable};
 
@@ -44,6 +45,17 @@ pub trait Store: Send {
     /// table alone.
     fn writable(&self) -> bool {
         true
+    }
+
+    /// Sequential zones whose next write fails (fault injection), as the store recorded them:
+    /// none unless a persistent store kept them.
+    fn write_faults(&self) -> BTreeSet<u32> {
+        BTreeSet::new()
+    }
+
+    /// Record the zones whose next write fails (persistent stores keep them for the next open).
+    fn set_write_faults(&mut self, _zones: &BTreeSet<u32>) -> io::Result<()> {
+        Ok(())
     }
 
     /// The device is closed cleanly, with its zones as `table` holds them: record what the next

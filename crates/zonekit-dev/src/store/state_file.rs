@@ -6,6 +6,7 @@
 //! read_only 6                                 fault injection
 //! offline 7
 //! synced 3 16384                              bytes of zone 3's file made durable by a flush
+//! fail_next_write 5                           fault injection: zone 5's next write fails
 //! imp_open 9                                  } the clean-close section: every open or closed
 //! imp_open 2                                  } zone (implicitly open ones oldest first), the
 //! exp_open 8                                  } eviction state, then the marker; written when
@@ -22,7 +23,7 @@
 //! hold any part of what was not flushed, and are cut back to their synced lengths. The file is
 //! always replaced atomically.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use zonekit_core::{EvictionState, Geometry, ZoneCond};
 
 /// Name of the state file.
@@ -82,10 +83,13 @@ pub struct ZoneStates {
     pub synced: BTreeMap<u32, u64>,
     /// Present after a clean close, until the next writable open.
     pub clean: Option<CleanClose>,
+    /// Sequential zones whose next write fails (fault injection), until that write.
+    pub fail_next_write: BTreeSet<u32>,
 }
 
 impl ZoneStates {
-    /// The file's text: `boot`, the rare conditions in zone order, then the clean-close section.
+    /// The file's text: `boot`, the rare conditions in zone order, the synced lengths, the
+    /// injected write faults, then the clean-close section.
     pub fn format(&self) -> String {
         let mut s = String::new();
         if let Some(b) = &self.boot_id {
@@ -96,6 +100,9 @@ impl ZoneStates {
         }
         for (z, len) in &self.synced {
             s += &format!("synced {z} {len}\n");
+        }
+        for z in &self.fail_next_write {
+            s += &format!("fail_next_write {z}\n");
         }
         if let Some(clean) = &self.clean {
             for z in &clean.eviction.imp_open_order {
@@ -135,7 +142,7 @@ impl ZoneStates {
                 (Some(w), Some(a), None, None) if !matches!(w, "clean" | "synced") && !a.is_empty() => (w, a, None),
                 _ => {
                     return Err(at(format!(
-                        "'{line}' is not `CONDITION ZONE`, `synced ZONE BYTES`, `boot ID`, `cursor ZONE` or `clean`"
+                        "'{line}' is not `CONDITION ZONE`, `synced ZONE BYTES`, `fail_next_write ZONE`, `boot ID`, `cursor ZONE` or `clean`"
                     )));
                 }
             };
@@ -176,6 +183,12 @@ impl ZoneStates {
                             at(format!("'{bytes}' is not a length of whole blocks within the zone capacity"))
                         })?;
                     if states.synced.insert(idx, len).is_some() || states.rare.contains_key(&idx) {
+                        return Err(at(format!("zone {idx} is listed twice")));
+                    }
+                }
+                ("fail_next_write", _) => {
+                    let idx = zone()?;
+                    if !states.fail_next_write.insert(idx) {
                         return Err(at(format!("zone {idx} is listed twice")));
                     }
                 }
@@ -255,9 +268,13 @@ mod tests {
             rare: BTreeMap::from([(2, RareCond::Full), (5, RareCond::ReadOnly), (7, RareCond::Offline)]),
             synced: BTreeMap::from([(3, 4096)]),
             clean: None,
+            fail_next_write: BTreeSet::from([4, 6]),
         };
         let text = states.format();
-        assert_eq!(text, "boot b0\nfull 2\nread_only 5\noffline 7\nsynced 3 4096\n");
+        assert_eq!(
+            text,
+            "boot b0\nfull 2\nread_only 5\noffline 7\nsynced 3 4096\nfail_next_write 4\nfail_next_write 6\n"
+        );
         assert_eq!(ZoneStates::parse(&g, text.as_bytes()), Ok(states.clone()));
         states.clean = Some(CleanClose {
             active: BTreeMap::from([(3, ZoneCond::ImplicitOpen), (4, ZoneCond::Closed), (6, ZoneCond::ImplicitOpen)]),
@@ -266,7 +283,7 @@ mod tests {
         let text = states.format();
         assert_eq!(
             text,
-            "boot b0\nfull 2\nread_only 5\noffline 7\nsynced 3 4096\nimp_open 6\nimp_open 3\nclosed 4\ncursor 4\nstale_closed 1\nclean\n"
+            "boot b0\nfull 2\nread_only 5\noffline 7\nsynced 3 4096\nfail_next_write 4\nfail_next_write 6\nimp_open 6\nimp_open 3\nclosed 4\ncursor 4\nstale_closed 1\nclean\n"
         );
         assert_eq!(ZoneStates::parse(&g, text.as_bytes()), Ok(states));
         assert_eq!(ZoneStates::parse(&g, b""), Ok(ZoneStates::default()));
@@ -278,6 +295,8 @@ mod tests {
             ("full +3\n", "'+3' is not a zone number"),
             ("full 8\n", "past the last zone"),
             ("offline 1\n", "zone 1 is conventional"),
+            ("fail_next_write 1\n", "zone 1 is conventional"),
+            ("fail_next_write 3\nfail_next_write 3\n", "line 2: zone 3 is listed twice"),
             ("full 3\nread_only 3\n", "line 2: zone 3 is listed twice"),
             ("full 3\nclosed 3\ncursor 2\nclean\n", "line 2: zone 3 is listed twice"),
             ("full 4\nclosed 3\n", "line 2: open or closed zones listed without the `clean` marker"),
