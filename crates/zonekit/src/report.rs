@@ -248,6 +248,9 @@ struct ZoneJson {
     cond_code: u8,
     non_seq: bool,
     reset: bool,
+    /// An injected fault fails the zone's next write (emulated devices, `zone inject`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    fail_next_write: bool,
 }
 
 impl From<&Zone> for ZoneJson {
@@ -263,6 +266,7 @@ impl From<&Zone> for ZoneJson {
             cond_code: z.cond.code(),
             non_seq: z.non_seq,
             reset: z.reset,
+            fail_next_write: false,
         }
     }
 }
@@ -324,10 +328,14 @@ pub fn write_report(
             if let Err(e) = head {
                 return Ok(Err(e));
             }
+            let faults = dev.device().pending_write_faults();
+            let g = &info.geometry;
             let r = for_each_zone(dev, sel.first, sel.count, |z| {
                 if sel.matches(z) {
                     w.write_all(if listed == 0 { b"\n" } else { b",\n" })?;
-                    serde_json::to_writer(&mut *w, &ZoneJson::from(z))?;
+                    let mut zj = ZoneJson::from(z);
+                    zj.fail_next_write = g.zone_index(z.start).is_some_and(|i| faults.binary_search(&i).is_ok());
+                    serde_json::to_writer(&mut *w, &zj)?;
                     listed += 1;
                 }
                 Ok(())

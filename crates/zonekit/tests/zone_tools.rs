@@ -362,3 +362,66 @@ fn profiles_and_dev_info_in_json() {
     assert_eq!(a, b);
     assert_eq!((a["device"]["zone_capacity"].as_u64(), a["conditions"]["empty"].as_u64()), (Some(6144), Some(16)));
 }
+
+#[test]
+fn inject_write_faults_and_moved_write_pointers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = device(&tmp, "zbc-small");
+    ok(&zonekit(&["zone", "write", &d, "-o", "8192", "-l", "64", "--pattern", "0x11"]));
+    // fail-next-write: kept in the state, shown by JSON reports and dev info, used up by one write.
+    let v = json(&zonekit(&["zone", "inject", &d, "-o", "8192", "-c", "2", "fail-next-write", "--format", "json"]));
+    assert_eq!(v["zones_changed"], 2);
+    let state = std::fs::read_to_string(tmp.path().join("zbc-small/zones.state")).unwrap();
+    assert!(state.contains("fail_next_write 1\nfail_next_write 2\n"), "{state}");
+    let v = json(&zonekit(&["zone", "report", &d, "-o", "8192", "-c", "3", "--format", "json"]));
+    let flags: Vec<bool> = v["zones"].as_array().unwrap().iter().map(|z| z["fail_next_write"] == true).collect();
+    assert_eq!(flags, [true, true, false]);
+    assert!(ok(&zonekit(&["dev", "info", &d])).contains("faults:        next write fails in zones 1, 2\n"));
+    assert_eq!(json(&zonekit(&["dev", "info", &d, "--format", "json"]))["fail_next_write"], serde_json::json!([1, 2]));
+    let o = zonekit(&["zone", "write", &d, "-o", "8256", "-l", "8", "--format", "json"]);
+    assert_fails(&o, 1, "write at sector 8256: injected write fault: Input/output error (EIO)");
+    assert_eq!((json(&o)["bytes_written"].as_u64(), json(&o)["errno"].as_str()), (Some(0), Some("EIO")));
+    assert!(report(&d, 8192, 1)[0].contains("wptr 0x000040"), "the failed write changed nothing");
+    ok(&zonekit(&["zone", "write", &d, "-o", "8256", "-l", "8"]));
+    // Emulated on SCSI, a zone append is a write: it fails the same way, once.
+    assert_fails(&zonekit(&["zone", "append", &d, "-o", "16384", "-l", "8"]), 1, "injected write fault");
+    assert_eq!(ok(&zonekit(&["zone", "append", &d, "-o", "16384", "-l", "8"])), "16384\n");
+    assert!(!ok(&zonekit(&["dev", "info", &d])).contains("faults:"));
+    // clear takes a pending fault away.
+    ok(&zonekit(&["zone", "inject", &d, "-o", "24576", "-c", "1", "fail-next-write"]));
+    ok(&zonekit(&["zone", "inject", &d, "-o", "24576", "-c", "1", "clear"]));
+    ok(&zonekit(&["zone", "write", &d, "-o", "24576", "-l", "8"]));
+
+    // move-wp=N: sectors from the zone start (bytes with a suffix); data cut or extended.
+    ok(&zonekit(&["zone", "inject", &d, "-o", "8192", "-c", "1", "move-wp=16"]));
+    assert!(
+        report(&d, 8192, 1)[0].contains("wptr 0x000010 reset:0 non-seq:0, zcond: 2(oi)"),
+        "{:?}",
+        report(&d, 8192, 1)
+    );
+    assert_eq!(std::fs::metadata(tmp.path().join("zbc-small/seq-000001")).unwrap().len(), 16 * 512);
+    assert_fails(&zonekit(&["zone", "write", &d, "-o", "8264", "-l", "8"]), 1, "write not at the write pointer");
+    ok(&zonekit(&["zone", "write", &d, "-o", "8208", "-l", "8", "--pattern", "0x22"]));
+    let v = json(&zonekit(&["zone", "inject", &d, "-o", "8192", "-c", "1", "move-wp=16K", "--format", "json"]));
+    assert_eq!(v["zones_changed"], 1);
+    let data = zonekit(&["zone", "read", &d, "-o", "8192", "-l", "32"]).stdout;
+    assert_eq!(data, [vec![0x11; 8192], vec![0x22; 4096], vec![0; 4096]].concat(), "zeros past the old end");
+    ok(&zonekit(&["zone", "inject", &d, "-o", "16384", "-c", "2", "move-wp=4M"]));
+    assert_eq!(
+        ok(&zonekit(&["zone", "report", &d, "-o", "16384", "-c", "2", "--cond", "full", "--count-only"])),
+        "2\n"
+    );
+    ok(&zonekit(&["zone", "inject", &d, "-o", "16384", "-c", "1", "move-wp=0"]));
+    assert!(report(&d, 16384, 1)[0].contains("zcond: 1(em)"));
+    let before = snapshot(&d);
+    assert_fails(
+        &zonekit(&["zone", "inject", &d, "-o", "8192", "-c", "1", "move-wp=8193"]),
+        2,
+        "past the zone capacity",
+    );
+    assert_fails(&zonekit(&["zone", "inject", &d, "-o", "8192", "-c", "1", "move-wp=1000b"]), 2, "move-wp");
+    assert_fails(&zonekit(&["zone", "inject", &d, "-o", "8192", "-c", "1", "move-wp="]), 2, "move-wp");
+    assert_eq!(snapshot(&d), before);
+    ok(&zonekit(&["zone", "inject", &d, "-o", "40960", "-c", "1", "offline"]));
+    assert_fails(&zonekit(&["zone", "inject", &d, "-o", "40960", "-c", "1", "move-wp=8"]), 1, "zone is offline");
+}

@@ -172,6 +172,7 @@ pub fn info(args: &InfoArgs, w: &mut impl Write) -> CliResult {
             "device": DeviceJson::new(dev.info()),
             "timing_model": dev.device().timing_model().map(|m| m.name().to_string()),
             "conditions": conds.iter().map(|(c, n)| (c.long_name(), *n)).collect::<BTreeMap<_, _>>(),
+            "fail_next_write": dev.device().pending_write_faults(),
             "queue": queue,
         });
         return output(
@@ -246,6 +247,11 @@ fn print_info(dev: &BlockDevice, w: &mut impl Write) -> CliResult {
         writeln!(w, "max active:    {}", limit(l.max_active))?;
         writeln!(w, "max append:    {} sectors", l.max_append_sectors)?;
         writeln!(w, "conditions:    {cond_line}")?;
+        let faults = dev.device().pending_write_faults();
+        if !faults.is_empty() {
+            let list = faults.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+            writeln!(w, "faults:        next write fails in zone{} {list}", if faults.len() > 1 { "s" } else { "" })?;
+        }
         writeln!(w, "queue:         as /sys/block/X/queue shows it")?;
         for (name, value) in dev.limits().attributes() {
             writeln!(w, "  {name:<23} {value}")?;

@@ -706,28 +706,41 @@ pub enum Fault {
     ReadOnly,
     /// The zone becomes offline (`of`), as null_blk's `zone_offline`: reads fail too.
     Offline,
-    /// A read-only or offline zone returns to empty (its data discarded), as writing null_blk's
-    /// attribute again does; other zones are left as they are.
+    /// The zone's next write or zone append fails with `EIO` and changes nothing, as a media
+    /// error would; the fault is then gone.
+    FailNextWrite,
+    /// The zone's write pointer moves to this many sectors from the zone start, behind the
+    /// host's back (a lost write, or data the host did not write): empty at 0, full at the zone
+    /// capacity, else open or closed; its data ends there (cut, or extended with zeros).
+    MoveWp(u64),
+    /// Read-only and offline zones return to empty (their data discarded), as writing null_blk's
+    /// attribute again does, and pending write faults go; other zones are left as they are.
     Clear,
 }
 
 impl Fault {
     /// The name the command line takes.
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> String {
         match self {
-            Fault::ReadOnly => "read-only",
-            Fault::Offline => "offline",
-            Fault::Clear => "clear",
+            Fault::ReadOnly => "read-only".into(),
+            Fault::Offline => "offline".into(),
+            Fault::FailNextWrite => "fail-next-write".into(),
+            Fault::MoveWp(n) => format!("move-wp={n}"),
+            Fault::Clear => "clear".into(),
         }
     }
 }
 
 fn fault_arg(s: &str) -> Result<Fault, String> {
+    if let Some(n) = s.strip_prefix("move-wp=") {
+        return sectors_arg(n).map(Fault::MoveWp).map_err(|e| format!("move-wp: {e}"));
+    }
     match s {
         "read-only" | "read_only" | "ro" => Ok(Fault::ReadOnly),
         "offline" | "of" => Ok(Fault::Offline),
+        "fail-next-write" => Ok(Fault::FailNextWrite),
         "clear" => Ok(Fault::Clear),
-        _ => Err(format!("unknown fault '{s}' (read-only, offline or clear)")),
+        _ => Err(format!("unknown fault '{s}' (read-only, offline, fail-next-write, move-wp=N or clear)")),
     }
 }
 
@@ -740,7 +753,10 @@ pub struct InjectArgs {
     /// The zone range (as `reset` takes it; sequential zones only).
     #[command(flatten)]
     pub range: RangeArgs,
-    /// The fault: read-only, offline, or clear (read-only and offline zones back to empty).
+    /// The fault: read-only, offline (null_blk's zone_readonly / zone_offline), fail-next-write
+    /// (the next write or append fails with EIO), move-wp=N (the write pointer moves to N sectors
+    /// from the zone start; a suffix means bytes), or clear (read-only and offline zones back to
+    /// empty, write faults gone).
     #[arg(value_name = "FAULT", value_parser = fault_arg)]
     pub fault: Fault,
     /// Print the result as text (nothing) or JSON.
@@ -795,25 +811,43 @@ pub fn inject(args: &InjectArgs, w: &mut impl Write) -> CliResult {
         ..OpResult::default()
     };
     let mut r = Ok(());
+    let what = |idx: u32| format!("{spec}: inject {} into zone {idx}", args.fault.name());
+    if let Fault::MoveWp(n) = args.fault {
+        let cap = g.zone_capacity;
+        if n > cap {
+            return Err(CliError::Usage(format!("{spec}: move-wp={n} is past the zone capacity ({cap} sectors)")));
+        }
+    }
     for idx in first..last {
-        let cond = dev.with_table(|t| t.zone(idx).cond);
-        let target = match (args.fault, cond) {
-            (Fault::ReadOnly, ZoneCond::ReadOnly) | (Fault::Offline, ZoneCond::Offline) => None,
-            (Fault::ReadOnly, _) => Some(ZoneCond::ReadOnly),
-            (Fault::Offline, _) => Some(ZoneCond::Offline),
+        let zone = dev.with_table(|t| t.zone(idx));
+        let pending = dev.write_faults().contains(&idx);
+        let result = match (args.fault, zone.cond) {
+            (Fault::ReadOnly, ZoneCond::ReadOnly) | (Fault::Offline, ZoneCond::Offline) => continue,
+            (Fault::ReadOnly, _) => dev.set_zone_cond(idx, ZoneCond::ReadOnly),
+            (Fault::Offline, _) => dev.set_zone_cond(idx, ZoneCond::Offline),
+            (Fault::FailNextWrite, _) if pending => continue,
+            (Fault::FailNextWrite, _) => dev.set_write_fault(idx, true),
+            (Fault::MoveWp(n), _) if zone.wp == zone.start + n => continue,
+            (Fault::MoveWp(n), _) => dev.move_write_pointer(idx, zone.start + n),
             // Asking again for the condition a zone has returns it to empty.
-            (Fault::Clear, ZoneCond::ReadOnly | ZoneCond::Offline) => Some(cond),
-            (Fault::Clear, _) => None,
+            (Fault::Clear, c @ (ZoneCond::ReadOnly | ZoneCond::Offline)) => {
+                dev.set_zone_cond(idx, c).and_then(|()| if pending { dev.set_write_fault(idx, false) } else { Ok(()) })
+            }
+            (Fault::Clear, _) if pending => dev.set_write_fault(idx, false),
+            (Fault::Clear, _) => continue,
         };
-        let Some(target) = target else { continue };
-        if let Err(e) = dev.set_zone_cond(idx, target) {
+        if let Err(e) = result {
             let e = BlkError::from_device(&e);
-            let err = CliError::blk(format!("{spec}: inject {} into zone {idx}", args.fault.name()), &e);
+            let err = CliError::blk(what(idx), &e);
             res.fail(&e, &err);
             r = Err(err);
             break;
         }
         res.zones_changed = res.zones_changed.map(|n| n + 1);
+    }
+    // A moved write pointer is durable once flushed, as a write is: make the fault stay.
+    if r.is_ok() {
+        r = zonekit_core::BlockIo::flush(&dev).map_err(|e| CliError::device(format!("{spec}: flush"), &e));
     }
     let closed = zonekit_core::BlockIo::close(&dev).map_err(|e| CliError::device(format!("{spec}: close"), &e));
     finish_result(w, args.format, &res, r.and(closed))
