@@ -166,6 +166,13 @@ fn write_from_a_file_or_stdin_and_read_to_a_file() {
         "not a whole number",
     );
     assert_fails(&zonekit_stdin(&["zone", "write", &d, "-o", "8240", "-i", "-"], b""), 2, "is empty");
+    // More than a zone cannot be appended: refused before the data is read whole.
+    let big = vec![0u8; (4 << 20) + 512];
+    assert_fails(
+        &zonekit_stdin(&["zone", "append", &d, "-o", "16384", "-i", "-"], &big),
+        2,
+        "longer than the 4194304 bytes",
+    );
     assert_fails(&zonekit(&["zone", "write", &d, "-o", "8240", "-l", "0"]), 2, "--length must not be zero");
     assert_fails(&zonekit(&["zone", "write", &d, "-o", "8240", "-l", "0", "-i", inp]), 2, "--length must not be zero");
     assert_fails(&zonekit(&["zone", "write", &d, "-o", "8240", "-i", "/no/such/file"]), 1, "(ENOENT)");
@@ -421,6 +428,12 @@ fn inject_write_faults_and_moved_write_pointers() {
     );
     assert_fails(&zonekit(&["zone", "inject", &d, "-o", "8192", "-c", "1", "move-wp=1000b"]), 2, "move-wp");
     assert_fails(&zonekit(&["zone", "inject", &d, "-o", "8192", "-c", "1", "move-wp="]), 2, "move-wp");
+    let zns = device(&tmp, "zns-small");
+    assert_fails(
+        &zonekit(&["zone", "inject", &zns, "-o", "8192", "-c", "1", "move-wp=4"]),
+        2,
+        "4096-byte logical blocks",
+    );
     assert_eq!(snapshot(&d), before);
     ok(&zonekit(&["zone", "inject", &d, "-o", "40960", "-c", "1", "offline"]));
     assert_fails(&zonekit(&["zone", "inject", &d, "-o", "40960", "-c", "1", "move-wp=8"]), 1, "zone is offline");

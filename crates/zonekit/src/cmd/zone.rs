@@ -497,8 +497,12 @@ fn source(input: Option<&PathBuf>, pattern: u8, length: Option<u64>, limit: u64)
             bad(format!("{got}, but --length asks for {w} bytes ({} sectors)", w / SECTOR_SIZE))
         }
         _ if len == 0 => bad("is empty".into()),
-        _ if !len.is_multiple_of(SECTOR_SIZE) => bad(format!("{len} bytes is not a whole number of 512-byte sectors")),
+        // Standard input is read up to one byte past the limit: its length beyond is unknown.
+        _ if len > limit && matches!(src, Source::Bytes(_)) => {
+            bad(format!("longer than the {limit} bytes the command can take"))
+        }
         _ if len > limit => bad(format!("{len} bytes is more than the {limit} bytes the command can take")),
+        _ if !len.is_multiple_of(SECTOR_SIZE) => bad(format!("{len} bytes is not a whole number of 512-byte sectors")),
         _ => Ok((src, len)),
     }
 }
@@ -816,6 +820,13 @@ pub fn inject(args: &InjectArgs, w: &mut impl Write) -> CliResult {
         let cap = g.zone_capacity;
         if n > cap {
             return Err(CliError::Usage(format!("{spec}: move-wp={n} is past the zone capacity ({cap} sectors)")));
+        }
+        let lbs = u64::from(g.logical_block_size) / SECTOR_SIZE;
+        if !n.is_multiple_of(lbs) {
+            return Err(CliError::Usage(format!(
+                "{spec}: move-wp={n} is not a whole number of {}-byte logical blocks",
+                g.logical_block_size
+            )));
         }
     }
     for idx in first..last {
