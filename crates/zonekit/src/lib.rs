@@ -88,9 +88,11 @@ enum ZoneCommand {
     Write(cmd::zone::WriteArgs),
     /// Read raw bytes to standard output or a file.
     Read(cmd::zone::ReadArgs),
-    /// Zone append: write to a zone at its write pointer and print the sector the data landed at.
+    /// Zone append: write to a zone at its write pointer and print the sector the data landed at
+    /// (native on null_blk and NVMe, emulated on SCSI, as the kernel does).
     Append(cmd::zone::AppendArgs),
-    /// Inject a fault (read-only, offline) into zones of a persistent emulated device, or clear it.
+    /// Inject a fault (read-only, offline, fail-next-write, move-wp=N) into zones of a persistent
+    /// emulated device, or clear it.
     Inject(cmd::zone::InjectArgs),
 }
 
