@@ -12,6 +12,7 @@
 //! | `open/close/finish/reset SECTOR [NR]` | a management range (NR defaults to the zone's length) | one `ok zone=Z …` line per zone done, then the error if any |
 //! | `reset-all` | a reset of the whole device (`REQ_OP_ZONE_RESET_ALL`; so is `reset 0 CAPACITY`) | `ok reset=Z,Z…` (the zones reset) |
 //! | `set-cond SECTOR ro|offline` | null_blk's configfs `zone_readonly` / `zone_offline` | `ok zone=Z COND wp=…` |
+//! | `move-wp SECTOR WP` | the zone holding SECTOR's write pointer moved to WP (fault injection) | `ok zone=Z COND wp=…` |
 //! | `report` | every zone not in its initial condition, then the counters | `zone Z: cl wp=+8` … `open=1 (imp=1 exp=0) closed=1 active=2` |
 //! | `zone SECTOR` | one zone as a zone report describes it | `zone Z: start=… len=… cap=… wp=… type=… cond=…` |
 //!
@@ -155,6 +156,16 @@ impl Runner {
                 let t = self.table()?;
                 let idx = t.geometry().zone_index(sector).ok_or_else(|| format!("sector {sector} is past the end"))?;
                 match t.set_zone_cond(idx, cond, ok) {
+                    Ok(tr) => Ok(format!("ok zone={} {}", tr.zone, self.zone_state(tr.zone))),
+                    Err(Failed::Zone(e)) => Ok(self.err_line(&e)),
+                    Err(Failed::Effect(never)) => match never {},
+                }
+            }
+            "move-wp" => {
+                let (sector, wp) = (pos(0)?, pos(1)?);
+                let t = self.table()?;
+                let idx = t.geometry().zone_index(sector).ok_or_else(|| format!("sector {sector} is past the end"))?;
+                match t.move_write_pointer(idx, wp, ok) {
                     Ok(tr) => Ok(format!("ok zone={} {}", tr.zone, self.zone_state(tr.zone))),
                     Err(Failed::Zone(e)) => Ok(self.err_line(&e)),
                     Err(Failed::Effect(never)) => match never {},
