@@ -422,9 +422,9 @@ fn inject_write_faults_and_moved_write_pointers() {
     assert!(report(&d, 16384, 1)[0].contains("zcond: 1(em)"));
     let before = snapshot(&d);
     assert_fails(
-        &zonekit(&["zone", "inject", &d, "-o", "8192", "-c", "1", "move-wp=8193"]),
+        &zonekit(&["zone", "inject", &d, "-o", "8192", "-c", "1", "move-wp=5M"]),
         2,
-        "past the zone capacity",
+        "move-wp (10240 sectors, 5 MiB) is past the zone capacity (8192 sectors, 4 MiB)",
     );
     assert_fails(&zonekit(&["zone", "inject", &d, "-o", "8192", "-c", "1", "move-wp=1000b"]), 2, "move-wp");
     assert_fails(&zonekit(&["zone", "inject", &d, "-o", "8192", "-c", "1", "move-wp="]), 2, "move-wp");

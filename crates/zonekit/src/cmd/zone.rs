@@ -4,7 +4,7 @@
 use super::{DevArg, sectors_arg};
 use crate::error::{CliError, CliResult, output};
 use crate::report::{self, Format, Selection};
-use crate::units::parse_byte;
+use crate::units::{human_bytes, parse_byte};
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -818,13 +818,20 @@ pub fn inject(args: &InjectArgs, w: &mut impl Write) -> CliResult {
     let what = |idx: u32| format!("{spec}: inject {} into zone {idx}", args.fault.name());
     if let Fault::MoveWp(n) = args.fault {
         let cap = g.zone_capacity;
+        // Both units: the value may have been typed in bytes (move-wp=5M).
+        let size = |s: u64| format!("{s} sectors, {}", human_bytes(s.saturating_mul(SECTOR_SIZE)));
         if n > cap {
-            return Err(CliError::Usage(format!("{spec}: move-wp={n} is past the zone capacity ({cap} sectors)")));
+            return Err(CliError::Usage(format!(
+                "{spec}: move-wp ({}) is past the zone capacity ({})",
+                size(n),
+                size(cap)
+            )));
         }
         let lbs = u64::from(g.logical_block_size) / SECTOR_SIZE;
         if !n.is_multiple_of(lbs) {
             return Err(CliError::Usage(format!(
-                "{spec}: move-wp={n} is not a whole number of {}-byte logical blocks",
+                "{spec}: move-wp ({}) is not a whole number of {}-byte logical blocks",
+                size(n),
                 g.logical_block_size
             )));
         }
