@@ -46,7 +46,8 @@ proptest! {
         "zone", "report", "reset", "open", "close", "finish", "write", "read", "dev", "info", "profiles",
         "@nullb-small", "@zns-small", "@nope", "-o", "-l", "-c", "--cond", "--count-only", "--format", "zbc",
         "json", "0", "8192", "1M", "x", "--all", "--zone-size", "-1", "99999999999999999999", "em,fu",
-        "--pattern", "--json", "-v",
+        "--pattern", "--json", "-v", "capacity", "append", "inject", "read-only", "fail-next-write",
+        "move-wp=8", "move-wp=1M", "clear", "-f", "text",
     ]), 0..9)) {
         let mut argv: Vec<std::ffi::OsString> = vec!["zonekit".into()];
         argv.extend(args.iter().map(Into::into));
