@@ -124,6 +124,9 @@ fn force_is_taken_by_the_commands_that_change_zones() {
     ok(&zonekit(&["zone", "append", &d, "--force", "-o", "16384", "-l", "8"]));
     ok(&zonekit(&["zone", "finish", &d, "-f", "-o", "24576", "-c", "1"]));
     ok(&zonekit(&["zone", "reset", &d, "-f"]));
+    // Report and capacity take it as blkzone does (they open the device read-only).
+    ok(&zonekit(&["zone", "report", &d, "-f", "-c", "1"]));
+    ok(&zonekit(&["zone", "capacity", &d, "--force"]));
     assert_eq!(ok(&zonekit(&["zone", "report", &d, "--cond", "em", "--count-only"])), "15\n");
     let help = ok(&zonekit(&["zone", "reset", "--help"]));
     assert!(help.contains("-f, --force") && help.contains("O_EXCL"), "{help}");

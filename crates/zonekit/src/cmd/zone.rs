@@ -49,6 +49,10 @@ pub struct ReportArgs {
     /// blkzone's "Found N zones from 0xSECTOR" line (blkzone format only).
     #[arg(short, long)]
     pub verbose: bool,
+    /// Accepted as blkzone accepts it; a report opens the device read-only, which no user of the
+    /// device prevents.
+    #[arg(short, long)]
+    pub force: bool,
 }
 
 /// Arguments of `zonekit zone capacity`.
@@ -63,6 +67,10 @@ pub struct CapacityArgs {
     /// Before each batch of zones, print blkzone's "Found N zones from 0xSECTOR" line.
     #[arg(short, long)]
     pub verbose: bool,
+    /// Accepted as blkzone accepts it; the device is opened read-only, which no user of the
+    /// device prevents.
+    #[arg(short, long)]
+    pub force: bool,
     /// Output format: blkzone's (the sum in hex, 0x%09x) or JSON.
     #[arg(long, value_enum, default_value = "text")]
     pub format: ResultFormat,
