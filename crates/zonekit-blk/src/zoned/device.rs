@@ -359,7 +359,7 @@ impl BlockDevice {
                     route(ev, &mut p, &mut queue, &mut errors);
                     if let Err(e) = r {
                         let e = BlkError::from_device(&e);
-                        errors.extend(req.bios.iter().map(|b| (b.id as usize, e.clone())));
+                        errors.extend(req.bios().iter().map(|b| (b.id as usize, e.clone())));
                     }
                 }
                 Event::Fail(..) | Event::Resync(_) => unreachable!("routed above"),

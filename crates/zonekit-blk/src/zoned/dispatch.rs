@@ -438,7 +438,7 @@ impl DeviceQueue {
                         if defer {
                             s.pending.push_back((now + self.config.reissue_ns, req));
                         } else {
-                            if req.bios.iter().any(|b| is_caller(b.id)) {
+                            if req.bios().iter().any(|b| is_caller(b.id)) {
                                 *used = true;
                             }
                             self.dispatch(s, now, req, caller);
@@ -498,21 +498,21 @@ impl DeviceQueue {
     /// Send a request from the plugs to the device: one device write of its bios' data.
     fn dispatch(&self, s: &mut State, now: u64, req: Request, caller: Option<(u64, &[u8])>) {
         let len = (req.sectors * 512) as usize;
-        let result = if req.bios.len() == 1 && caller.is_some_and(|(id, _)| id == req.bios[0].id) {
+        let result = if req.bios().len() == 1 && caller.is_some_and(|(id, _)| id == req.bios()[0].id) {
             let (_, buf) = caller.expect("caller");
             self.device.write_at(req.sector, &buf[..len.min(buf.len())])
         } else if !self.keeps_data {
             if s.zeros.len() < len {
                 s.zeros.resize(len, 0);
             }
-            for b in &req.bios {
+            for b in req.bios() {
                 s.held.remove(&b.id);
             }
             self.device.write_at(req.sector, &s.zeros[..len])
         } else {
             let mut buf = std::mem::take(&mut s.merge_buf);
             buf.clear();
-            for b in &req.bios {
+            for b in req.bios() {
                 match caller {
                     Some((id, data)) if id == b.id => buf.extend_from_slice(data),
                     _ => match s.held.remove(&b.id) {
@@ -526,7 +526,7 @@ impl DeviceQueue {
             r
         };
         let parts = req
-            .bios
+            .bios()
             .iter()
             .map(|b| Part {
                 id: b.id,

@@ -13,6 +13,7 @@ pub mod dispatch;
 pub mod limits;
 pub mod mgmt;
 pub mod plug;
+mod small_list;
 pub mod split;
 
 pub use device::{BlkError, BlockDevice};

@@ -46,6 +46,8 @@ use std::collections::{HashMap, VecDeque};
 
 use zonekit_core::{Geometry, Zone, ZoneCond};
 
+use super::small_list::SmallList;
+
 /// A write or zone append handed to the plugs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bio {
@@ -68,9 +70,16 @@ pub struct Request {
     pub sector: u64,
     /// Length in sectors (the sum of the writes').
     pub sectors: u64,
+    /// The writes, in order (see [`Request::bios`]).
+    bios: SmallList<Bio>,
+}
+
+impl Request {
     /// The writes, in order, with the sectors they go to (an emulated zone append's sector is the
     /// write pointer it was given).
-    pub bios: Vec<Bio>,
+    pub fn bios(&self) -> &[Bio] {
+        &self.bios
+    }
 }
 
 /// Why a write failed without reaching the device (the kernel fails each with EIO).
@@ -301,7 +310,7 @@ impl Plugs {
                 let p = self.plugs.get_mut(&zone).expect("plug exists");
                 p.plugged = true;
                 p.in_flight += 1;
-                let req = Request { zone, sector: b.sector, sectors: b.sectors, bios: vec![b] };
+                let req = Request { zone, sector: b.sector, sectors: b.sectors, bios: SmallList::One(b) };
                 out.push(Event::Dispatch(req));
             }
             None => self.drop_if_idle(zone),
@@ -345,7 +354,7 @@ impl Plugs {
         loop {
             let b = self.plugs.get_mut(&zone)?.list.pop_front()?;
             let Some(b) = self.prepare(zone, b, out) else { continue };
-            let mut req = Request { zone, sector: b.sector, sectors: b.sectors, bios: vec![b] };
+            let mut req = Request { zone, sector: b.sector, sectors: b.sectors, bios: SmallList::One(b) };
             if !b.append {
                 let cap = self.zone_cap(zone);
                 let max = self.cfg.max_sectors;

@@ -57,10 +57,10 @@ fn one_write_in_flight_per_zone_and_plugged_writes_merge() {
     // 68..84 merged up to max_sectors (16): 68, 72, 76, 80.
     assert_eq!(d.len(), 1);
     assert_eq!((d[0].sector, d[0].sectors), (68, 16));
-    assert_eq!(d[0].bios.iter().map(|b| b.id).collect::<Vec<_>>(), [2, 3, 4, 5]);
+    assert_eq!(d[0].bios().iter().map(|b| b.id).collect::<Vec<_>>(), [2, 3, 4, 5]);
     ev.clear();
     p.complete(1, true, &mut ev);
-    assert_eq!(dispatched(&ev)[0].bios.iter().map(|b| b.id).collect::<Vec<_>>(), [6]);
+    assert_eq!(dispatched(&ev)[0].bios().iter().map(|b| b.id).collect::<Vec<_>>(), [6]);
     ev.clear();
     p.complete(1, true, &mut ev);
     assert!(ev.is_empty());
@@ -115,7 +115,7 @@ fn conventional_zones_and_appends() {
         let d = dispatched(&ev);
         ev.clear();
         let Some(r) = d.first() else { break };
-        assert_eq!(r.bios.len(), 1, "appends are not merged");
+        assert_eq!(r.bios().len(), 1, "appends are not merged");
         sectors.push(r.sector);
         p.complete(r.zone, true, &mut ev);
     }
@@ -215,8 +215,8 @@ fn qd1_drains_one_zone_before_the_next_in_fifo_order() {
         ev.clear();
         assert!(d.len() <= 1, "one write in flight per device");
         let Some(r) = d.first() else { break };
-        order.extend(r.bios.iter().map(|b| b.id));
-        if r.bios[0].id == 3 {
+        order.extend(r.bios().iter().map(|b| b.id));
+        if r.bios()[0].id == 3 {
             // Arrives while zone 1 drains: it is drained with it.
             p.submit(bio(5, 96, 16), &mut ev);
             assert!(dispatched(&ev).is_empty());
@@ -261,7 +261,7 @@ impl Sim {
             for e in queue {
                 match e {
                     Event::Dispatch(r) => {
-                        self.reached.entry(r.zone).or_default().extend(r.bios.iter().map(|b| b.id));
+                        self.reached.entry(r.zone).or_default().extend(r.bios().iter().map(|b| b.id));
                         self.at_device.push(r);
                     }
                     Event::Direct(b) => {
@@ -304,7 +304,7 @@ impl Sim {
         if ok {
             *wp += r.sectors;
         }
-        for b in &r.bios {
+        for b in r.bios() {
             self.results.insert(b.id, if ok { Ok(b.sector) } else { Err(FailReason::Aborted) });
         }
         let mut ev = Vec::new();
