@@ -42,7 +42,7 @@
 //!   `disk_zone_wplug_handle_error`) and fails the waiting writes that no longer line up with it
 //!   (`disk_zone_wplug_abort_unaligned`).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use zonekit_core::{Geometry, Zone, ZoneCond};
 
@@ -174,11 +174,89 @@ struct Plug {
     in_flight: u32,
 }
 
+/// The plugs of a device, found by zone number (the kernel hashes them; a table indexed by zone
+/// costs 4 bytes a zone and no hashing on every write): a plug's place in a slab whose freed
+/// places, and the memory of their lists, serve the next plugs made.
+#[derive(Debug, Default)]
+struct PlugTable {
+    /// By zone number: the place of the zone's plug in `slab`, or [`PlugTable::NONE`]. Grows to
+    /// the highest zone that had a plug.
+    index: Vec<u32>,
+    /// Plugs, each with its zone (`NONE` for a free place).
+    slab: Vec<(u32, Plug)>,
+    /// Free places of `slab`.
+    free: Vec<u32>,
+}
+
+impl PlugTable {
+    const NONE: u32 = u32::MAX;
+
+    fn place(&self, zone: u32) -> Option<usize> {
+        match self.index.get(zone as usize) {
+            Some(&i) if i != Self::NONE => Some(i as usize),
+            _ => None,
+        }
+    }
+
+    fn get(&self, zone: u32) -> Option<&Plug> {
+        self.place(zone).map(|i| &self.slab[i].1)
+    }
+
+    fn get_mut(&mut self, zone: u32) -> Option<&mut Plug> {
+        self.place(zone).map(|i| &mut self.slab[i].1)
+    }
+
+    /// `zone`'s plug, made with `wp_offset` if it has none.
+    fn get_or_insert(&mut self, zone: u32, wp_offset: u64) -> &mut Plug {
+        if let Some(i) = self.place(zone) {
+            return &mut self.slab[i].1;
+        }
+        if self.index.len() <= zone as usize {
+            self.index.resize(zone as usize + 1, Self::NONE);
+        }
+        let fresh = Plug { wp_offset, ..Plug::default() };
+        let i = match self.free.pop() {
+            Some(i) => {
+                let (z, p) = &mut self.slab[i as usize];
+                *z = zone;
+                // Keep the list's memory.
+                let list = std::mem::take(&mut p.list);
+                *p = Plug { list, ..fresh };
+                i
+            }
+            None => {
+                self.slab.push((zone, fresh));
+                (self.slab.len() - 1) as u32
+            }
+        };
+        self.index[zone as usize] = i;
+        &mut self.slab[i as usize].1
+    }
+
+    fn remove(&mut self, zone: u32) {
+        let Some(i) = self.place(zone) else { return };
+        self.index[zone as usize] = Self::NONE;
+        let (z, p) = &mut self.slab[i];
+        *z = Self::NONE;
+        p.list.clear();
+        self.free.push(i as u32);
+    }
+
+    fn len(&self) -> usize {
+        self.slab.len() - self.free.len()
+    }
+
+    /// The plugs, with their zones, in no particular order.
+    fn iter(&self) -> impl Iterator<Item = (u32, &Plug)> {
+        self.slab.iter().filter(|(z, _)| *z != Self::NONE).map(|(z, p)| (*z, p))
+    }
+}
+
 /// The zone write plugs of one device (see the module documentation).
 #[derive(Debug)]
 pub struct Plugs {
     cfg: PlugConfig,
-    plugs: HashMap<u32, Plug>,
+    plugs: PlugTable,
     /// qd1: zones with writes, in the order they got them.
     fifo: VecDeque<u32>,
     /// qd1: the zone the worker drains, and whether its request is at the device.
@@ -188,7 +266,7 @@ pub struct Plugs {
 impl Plugs {
     /// Plugs of a device: none yet (see [`Plugs::revalidate`]).
     pub fn new(cfg: PlugConfig) -> Plugs {
-        Plugs { cfg, plugs: HashMap::new(), fifo: VecDeque::new(), worker: None }
+        Plugs { cfg, plugs: PlugTable::default(), fifo: VecDeque::new(), worker: None }
     }
 
     /// The configuration.
@@ -199,7 +277,7 @@ impl Plugs {
     /// Turn the qd1 worker on or off (only while nothing is plugged, as the kernel freezes the
     /// queue to do it). Returns false when writes are in flight or waiting.
     pub fn set_qd1(&mut self, on: bool) -> bool {
-        if self.plugs.values().any(|p| p.plugged || !p.list.is_empty()) {
+        if self.plugs.iter().any(|(_, p)| p.plugged || !p.list.is_empty()) {
             return false;
         }
         self.cfg.qd1 = on;
@@ -213,17 +291,17 @@ impl Plugs {
 
     /// Whether there is no plug.
     pub fn is_empty(&self) -> bool {
-        self.plugs.is_empty()
+        self.plugs.len() == 0
     }
 
     /// Writes waiting in plugs (not at the device).
     pub fn waiting(&self) -> usize {
-        self.plugs.values().map(|p| p.list.len()).sum()
+        self.plugs.iter().map(|(_, p)| p.list.len()).sum()
     }
 
     /// The cached write-pointer offset of `zone`, if it has a plug.
     pub fn wp_offset(&self, zone: u32) -> Option<u64> {
-        self.plugs.get(&zone).map(|p| p.wp_offset)
+        self.plugs.get(zone).map(|p| p.wp_offset)
     }
 
     /// Make a plug for each partially written sequential zone of `zones` (a zone report of the
@@ -239,7 +317,7 @@ impl Plugs {
                 && off < z.capacity
                 && !matches!(z.cond, ZoneCond::Full | ZoneCond::ReadOnly | ZoneCond::Offline);
             if partial {
-                self.plugs.entry(idx).or_default().wp_offset = off;
+                self.plugs.get_or_insert(idx, off).wp_offset = off;
             }
         }
     }
@@ -277,12 +355,12 @@ impl Plugs {
             return;
         }
         if bio.append && self.cfg.native_append {
-            if let Some(p) = self.plugs.get_mut(&zone) {
+            if let Some(p) = self.plugs.get_mut(zone) {
                 for b in p.list.drain(..) {
                     out.push(Event::Fail(b, FailReason::Aborted));
                 }
                 if p.in_flight == 0 {
-                    self.plugs.remove(&zone);
+                    self.plugs.remove(zone);
                     self.fifo.retain(|&z| z != zone);
                 }
             }
@@ -290,7 +368,7 @@ impl Plugs {
             return;
         }
         let offset = if bio.append { 0 } else { bio.sector - start };
-        let plug = self.plugs.entry(zone).or_insert_with(|| Plug { wp_offset: offset, ..Plug::default() });
+        let plug = self.plugs.get_or_insert(zone, offset);
         if self.cfg.qd1 {
             plug.list.push_back(bio);
             if !plug.listed {
@@ -307,7 +385,7 @@ impl Plugs {
         }
         match self.prepare(zone, bio, out) {
             Some(b) => {
-                let p = self.plugs.get_mut(&zone).expect("plug exists");
+                let p = self.plugs.get_mut(zone).expect("plug exists");
                 p.plugged = true;
                 p.in_flight += 1;
                 let req = Request { zone, sector: b.sector, sectors: b.sectors, bios: SmallList::One(b) };
@@ -323,7 +401,7 @@ impl Plugs {
         let start = self.zone_start(zone);
         let cap = self.zone_cap(zone);
         let recovery = self.cfg.recovery;
-        let p = self.plugs.get_mut(&zone).expect("plug exists");
+        let p = self.plugs.get_mut(zone).expect("plug exists");
         let why = if p.need_wp_update {
             Some(FailReason::NeedWpUpdate)
         } else if p.wp_offset >= cap {
@@ -352,13 +430,13 @@ impl Plugs {
     /// the contiguous writes behind it merged in. Failing writes are failed on the way.
     fn next_request(&mut self, zone: u32, out: &mut Vec<Event>) -> Option<Request> {
         loop {
-            let b = self.plugs.get_mut(&zone)?.list.pop_front()?;
+            let b = self.plugs.get_mut(zone)?.list.pop_front()?;
             let Some(b) = self.prepare(zone, b, out) else { continue };
             let mut req = Request { zone, sector: b.sector, sectors: b.sectors, bios: SmallList::One(b) };
             if !b.append {
                 let cap = self.zone_cap(zone);
                 let max = self.cfg.max_sectors;
-                let p = self.plugs.get_mut(&zone).expect("plug exists");
+                let p = self.plugs.get_mut(zone).expect("plug exists");
                 while let Some(&n) = p.list.front() {
                     let end = req.sector + req.sectors;
                     if n.append || n.sector != end || req.sectors + n.sectors > max || p.wp_offset >= cap {
@@ -382,21 +460,21 @@ impl Plugs {
                 Some((_, true)) => return,
                 Some((zone, false)) => {
                     if let Some(req) = self.next_request(zone, out) {
-                        self.plugs.get_mut(&zone).expect("plug exists").in_flight += 1;
+                        self.plugs.get_mut(zone).expect("plug exists").in_flight += 1;
                         self.worker = Some((zone, true));
                         out.push(Event::Dispatch(req));
                         return;
                     }
                     // Drained: done with this zone.
                     self.worker = None;
-                    if let Some(p) = self.plugs.get_mut(&zone) {
+                    if let Some(p) = self.plugs.get_mut(zone) {
                         p.plugged = p.listed;
                     }
                     self.drop_if_idle(zone);
                 }
                 None => {
                     let Some(zone) = self.fifo.pop_front() else { return };
-                    let Some(p) = self.plugs.get_mut(&zone) else { continue };
+                    let Some(p) = self.plugs.get_mut(zone) else { continue };
                     p.listed = false;
                     self.worker = Some((zone, false));
                 }
@@ -410,10 +488,10 @@ impl Plugs {
     /// unplugged it.
     fn drop_if_idle(&mut self, zone: u32) {
         let cap = self.zone_cap(zone);
-        let Some(p) = self.plugs.get(&zone) else { return };
+        let Some(p) = self.plugs.get(zone) else { return };
         let busy = p.plugged || p.listed || p.in_flight > 0 || !p.list.is_empty();
         if !busy && !p.need_wp_update && (p.wp_offset == 0 || p.wp_offset >= cap) {
-            self.plugs.remove(&zone);
+            self.plugs.remove(zone);
         }
     }
 
@@ -422,17 +500,17 @@ impl Plugs {
     /// write (`disk_mark_zone_wplug_dead`); the next write makes a new plug at its own offset.
     fn unplug(&mut self, zone: u32) {
         let cap = self.zone_cap(zone);
-        let Some(p) = self.plugs.get_mut(&zone) else { return };
+        let Some(p) = self.plugs.get_mut(zone) else { return };
         p.plugged = false;
         if !p.listed && p.in_flight == 0 && p.list.is_empty() && (p.wp_offset == 0 || p.wp_offset >= cap) {
-            self.plugs.remove(&zone);
+            self.plugs.remove(zone);
         }
     }
 
     /// The request sent for `zone` completed, successfully or not.
     pub fn complete(&mut self, zone: u32, ok: bool, out: &mut Vec<Event>) {
         let recovery = self.cfg.recovery;
-        if let Some(p) = self.plugs.get_mut(&zone) {
+        if let Some(p) = self.plugs.get_mut(zone) {
             p.in_flight = p.in_flight.saturating_sub(1);
             if !ok {
                 write_failed(p, zone, recovery, out);
@@ -447,18 +525,18 @@ impl Plugs {
             self.run_worker(out);
             return;
         }
-        let Some(p) = self.plugs.get_mut(&zone) else { return };
+        let Some(p) = self.plugs.get_mut(zone) else { return };
         if p.list.is_empty() {
             self.unplug(zone);
             return;
         }
         match self.next_request(zone, out) {
             Some(req) => {
-                self.plugs.get_mut(&zone).expect("plug exists").in_flight += 1;
+                self.plugs.get_mut(zone).expect("plug exists").in_flight += 1;
                 out.push(Event::Dispatch(req));
             }
             None => {
-                if let Some(p) = self.plugs.get_mut(&zone) {
+                if let Some(p) = self.plugs.get_mut(zone) {
                     p.plugged = false;
                 }
                 self.drop_if_idle(zone);
@@ -480,7 +558,7 @@ impl Plugs {
     /// pointer and fails the waiting writes that no longer line up with it.
     pub fn sync_wp(&mut self, zone: &Zone, out: &mut Vec<Event>) {
         let Some(idx) = self.zone_of(zone.start) else { return };
-        let Some(p) = self.plugs.get_mut(&idx) else { return };
+        let Some(p) = self.plugs.get_mut(idx) else { return };
         if self.cfg.recovery == Recovery::NeedWpUpdate {
             if p.need_wp_update {
                 let offset = match zone.cond {
@@ -518,7 +596,7 @@ impl Plugs {
     /// Set `zone`'s plug to `wp_offset` and fail what waits in it (reset: 0; finish: the zone's
     /// size), at submission as Linux 6.12 does.
     fn set_wp_offset(&mut self, zone: u32, wp_offset: u64, out: &mut Vec<Event>) {
-        let Some(p) = self.plugs.get_mut(&zone) else { return };
+        let Some(p) = self.plugs.get_mut(zone) else { return };
         p.wp_offset = wp_offset;
         p.need_wp_update = false;
         for b in p.list.drain(..) {
@@ -536,17 +614,17 @@ impl Plugs {
             self.run_worker(out);
             return;
         }
-        let Some(p) = self.plugs.get(&zone) else { return };
+        let Some(p) = self.plugs.get(zone) else { return };
         if p.in_flight > 0 {
             return;
         }
         if let Some(req) = self.next_request(zone, out) {
-            let p = self.plugs.get_mut(&zone).expect("plug exists");
+            let p = self.plugs.get_mut(zone).expect("plug exists");
             p.in_flight += 1;
             p.plugged = true;
             out.push(Event::Dispatch(req));
         } else {
-            if let Some(p) = self.plugs.get_mut(&zone) {
+            if let Some(p) = self.plugs.get_mut(zone) {
                 p.plugged = false;
             }
             self.drop_if_idle(zone);
@@ -570,7 +648,7 @@ impl Plugs {
 
     /// A reset of every zone completed without error (`blk_zone_reset_all_bio_endio`).
     pub fn reset_all(&mut self, out: &mut Vec<Event>) {
-        let mut zones: Vec<u32> = self.plugs.keys().copied().collect();
+        let mut zones: Vec<u32> = self.plugs.iter().map(|(z, _)| z).collect();
         zones.sort_unstable();
         for z in zones {
             self.set_wp_offset(z, 0, out);

@@ -436,3 +436,21 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_plug_table_finds_plugs_by_zone_and_reuses_freed_places() {
+    let mut t = PlugTable::default();
+    assert!(t.get(3).is_none(), "nothing past the index");
+    t.get_or_insert(3, 8).list.push_back(bio(1, 0, 1));
+    t.get_or_insert(1, 16);
+    assert_eq!(t.get_or_insert(3, 99).wp_offset, 8, "an existing plug is kept");
+    assert_eq!((t.len(), t.get(1).map(|p| p.wp_offset), t.get(2).map(|p| p.wp_offset)), (2, Some(16), None));
+    t.remove(3);
+    assert!(t.get(3).is_none());
+    let p = t.get_or_insert(5, 4);
+    assert_eq!((p.wp_offset, p.list.len(), p.in_flight), (4, 0, 0), "a reused place starts afresh");
+    let mut zones: Vec<u32> = t.iter().map(|(z, _)| z).collect();
+    zones.sort_unstable();
+    assert_eq!(zones, [1, 5]);
+    assert_eq!(t.slab.len(), 2, "zone 5 took zone 3's place");
+}
