@@ -26,6 +26,7 @@ use zonekit_core::{
 use super::limits::{LimitOverrides, QueueLimits};
 use super::mgmt::{self, MgmtCommand};
 use super::plug::{Bio, Event, PlugConfig, Plugs, Recovery, Request};
+use super::small_list::SmallList;
 use super::split;
 
 /// How a device's queue is set up for a run.
@@ -104,7 +105,7 @@ struct Part {
 /// A command at the timing model: its I/Os, and the zone whose plug it came from.
 #[derive(Debug)]
 struct AtModel {
-    parts: Vec<Part>,
+    parts: SmallList<Part>,
     plug_zone: Option<u32>,
     sent_ns: u64,
 }
@@ -116,6 +117,19 @@ struct Timing {
     outstanding: u32,
     busy_since: u64,
     busy_ns: u64,
+}
+
+impl State {
+    /// An empty event list.
+    fn event_list(&mut self) -> Vec<Event> {
+        self.event_lists.pop().unwrap_or_default()
+    }
+
+    /// Keep `list` (emptied) for reuse.
+    fn recycle(&mut self, mut list: Vec<Event>) {
+        list.clear();
+        self.event_lists.push(list);
+    }
 }
 
 struct State {
@@ -130,7 +144,11 @@ struct State {
     held: HashMap<u64, Vec<u8>>,
     /// I/Os split into several bios, by parent id.
     splits: HashMap<u64, SplitIo>,
-    events: Vec<Event>,
+    /// Empty event lists to reuse: handling events nests (a completion's events send the next
+    /// request, whose completion has events of its own), and each level needs a list.
+    event_lists: Vec<Vec<Event>>,
+    /// The pieces of the I/O being submitted.
+    pieces: Vec<(u64, u64)>,
     scratch: Vec<Done>,
     merge_buf: Vec<u8>,
     zeros: Vec<u8>,
@@ -221,7 +239,8 @@ impl DeviceQueue {
                 pending: VecDeque::new(),
                 held: HashMap::new(),
                 splits: HashMap::new(),
-                events: Vec::new(),
+                event_lists: Vec::new(),
+                pieces: Vec::new(),
                 scratch: Vec::new(),
                 merge_buf: Vec::new(),
                 zeros: Vec::new(),
@@ -312,35 +331,36 @@ impl DeviceQueue {
         let s = &mut *s;
         self.run_to(s, now);
         let now = s.timing.as_ref().map_or(now, |t| t.last.max(now));
-        let single = |id| vec![Part { id, result: 0, append_sector: None }];
+        let single = |id, result| SmallList::One(Part { id, result, append_sector: None });
         let id0 = bio_id(io.engine, 0, io.tag);
         match io.op {
             QueueOp::Read => {
                 let r = self.device.read_at(io.sector, buf);
-                let mut pieces = Vec::new();
+                let mut pieces = std::mem::take(&mut s.pieces);
+                pieces.clear();
                 self.pieces(io.sector, io.sectors, &mut pieces);
                 self.start_split(s, id0, pieces.len(), now);
                 for (i, &(sector, n)) in pieces.iter().enumerate() {
                     let id = bio_id(io.engine, i as u32, io.tag);
                     let result = r.as_ref().map_or_else(neg, |()| (n * 512) as i32);
                     let media = if result >= 0 { self.device.media_sectors(sector, n) } else { n };
-                    let part = vec![Part { id, result, append_sector: None }];
+                    let part = SmallList::One(Part { id, result, append_sector: None });
                     self.send(s, now, CommandKind::Read, sector, n, media, part, None);
                 }
+                s.pieces = pieces;
             }
             QueueOp::Flush => {
-                let mut parts = single(id0);
-                parts[0].result = self.device.flush().map_or_else(|e| neg(&e), |()| 0);
+                let parts = single(id0, self.device.flush().map_or_else(|e| neg(&e), |()| 0));
                 self.send(s, now, CommandKind::Flush, 0, 0, 0, parts, None);
             }
             QueueOp::Reset => {
-                let mut parts = single(id0);
-                parts[0].result = self.reset(s, now, io.sector, io.sectors);
+                let parts = single(id0, self.reset(s, now, io.sector, io.sectors));
                 self.send(s, now, CommandKind::ZoneMgmt(ZoneOp::Reset), io.sector, io.sectors, 0, parts, None);
             }
             QueueOp::Write | QueueOp::Append => {
                 let append = io.op == QueueOp::Append;
-                let mut pieces = Vec::new();
+                let mut pieces = std::mem::take(&mut s.pieces);
+                pieces.clear();
                 if append {
                     pieces.push((io.sector, io.sectors));
                 } else {
@@ -354,8 +374,7 @@ impl DeviceQueue {
                     let data = &buf[off.min(buf.len())..(off + len).min(buf.len())];
                     off += len;
                     let bio = Bio { id, sector, sectors: n, append };
-                    let mut events = std::mem::take(&mut s.events);
-                    events.clear();
+                    let mut events = s.event_list();
                     match s.plugs.as_mut() {
                         Some(p) => p.submit(bio, &mut events),
                         None => events.push(Event::Direct(bio)),
@@ -366,8 +385,9 @@ impl DeviceQueue {
                         // Held in a plug: keep a copy of the data until it is sent.
                         s.held.insert(id, data.to_vec());
                     }
-                    s.events = events;
+                    s.recycle(events);
                 }
+                s.pieces = pieces;
             }
         }
     }
@@ -424,9 +444,10 @@ impl DeviceQueue {
     /// others' data is held); `used` says whether the caller's bio was sent or failed.
     fn handle(&self, s: &mut State, now: u64, events: &mut Vec<Event>, caller: Option<(u64, &[u8])>, used: &mut bool) {
         let is_caller = |id: u64| caller.is_some_and(|(c, _)| c == id);
+        let mut batch = s.event_list();
         while !events.is_empty() {
-            let batch = std::mem::take(events);
-            for e in batch {
+            std::mem::swap(events, &mut batch);
+            for e in batch.drain(..) {
                 match e {
                     Event::Dispatch(req) => {
                         // A request let go by a completion, or any request of the qd1 worker, is
@@ -458,8 +479,8 @@ impl DeviceQueue {
                             let r = self.device.write_at(b.sector, &data);
                             (r.map_or_else(|e| neg(&e), |()| data.len() as i32), None)
                         };
-                        let part = Part { id: b.id, result, append_sector };
-                        self.send(s, now, CommandKind::Write, b.sector, b.sectors, b.sectors, vec![part], None);
+                        let part = SmallList::One(Part { id: b.id, result, append_sector });
+                        self.send(s, now, CommandKind::Write, b.sector, b.sectors, b.sectors, part, None);
                     }
                     Event::Fail(b, _) => {
                         if is_caller(b.id) {
@@ -476,6 +497,7 @@ impl DeviceQueue {
                 }
             }
         }
+        s.recycle(batch);
     }
 
     /// The data of bio `id` (`sectors` long): the caller's, a held copy, or zeros for a device
@@ -525,15 +547,16 @@ impl DeviceQueue {
             s.merge_buf = buf;
             r
         };
-        let parts = req
-            .bios()
-            .iter()
-            .map(|b| Part {
-                id: b.id,
-                result: result.as_ref().map_or_else(neg, |()| (b.sectors * 512) as i32),
-                append_sector: b.append.then_some(b.sector),
-            })
-            .collect();
+        let part = |b: &Bio| Part {
+            id: b.id,
+            result: result.as_ref().map_or_else(neg, |()| (b.sectors * 512) as i32),
+            append_sector: b.append.then_some(b.sector),
+        };
+        let (first, rest) = req.bios().split_first().expect("a request has a bio");
+        let mut parts = SmallList::One(part(first));
+        for b in rest {
+            parts.push(part(b));
+        }
         self.send(s, now, CommandKind::Write, req.sector, req.sectors, req.sectors, parts, Some(req.zone));
     }
 
@@ -547,7 +570,7 @@ impl DeviceQueue {
             Err(e) => return -e.errno().0,
         };
         let g = &self.device.info().geometry;
-        let mut events = std::mem::take(&mut s.events);
+        let mut events = s.event_list();
         let mut failed: Vec<(u64, Errno)> = Vec::new();
         for cmd in plan.commands() {
             let r = match cmd {
@@ -579,7 +602,7 @@ impl DeviceQueue {
         }
         let mut used = false;
         self.handle(s, now, &mut events, None, &mut used);
-        s.events = events;
+        s.recycle(events);
         mgmt::range_errno(&failed).map_or(0, |e| -e.0)
     }
 
@@ -593,7 +616,7 @@ impl DeviceQueue {
         sector: u64,
         sectors: u64,
         media_sectors: u64,
-        parts: Vec<Part>,
+        parts: SmallList<Part>,
         plug_zone: Option<u32>,
     ) {
         let failed = parts.iter().any(|p| p.result < 0);
@@ -618,12 +641,14 @@ impl DeviceQueue {
         for p in parts {
             self.deliver(s, p.id, p.result, at, sent, p.append_sector);
         }
-        if let (Some(zone), Some(plugs)) = (plug_zone, s.plugs.as_mut()) {
-            let mut events = std::mem::take(&mut s.events);
-            plugs.complete(zone, ok, &mut events);
+        if let Some(zone) = plug_zone
+            && s.plugs.is_some()
+        {
+            let mut events = s.event_list();
+            s.plugs.as_mut().expect("plugs").complete(zone, ok, &mut events);
             let mut used = false;
             self.handle(s, at, &mut events, None, &mut used);
-            s.events = events;
+            s.recycle(events);
         }
     }
 
@@ -711,7 +736,7 @@ impl DeviceQueue {
     pub fn reported(&self, now: u64, zones: &[Zone]) {
         let mut s = self.lock();
         let s = &mut *s;
-        let mut events = std::mem::take(&mut s.events);
+        let mut events = s.event_list();
         if let Some(p) = s.plugs.as_mut() {
             for z in zones {
                 p.sync_wp(z, &mut events);
@@ -719,7 +744,7 @@ impl DeviceQueue {
         }
         let mut used = false;
         self.handle(s, now, &mut events, None, &mut used);
-        s.events = events;
+        s.recycle(events);
     }
 }
 
