@@ -328,7 +328,11 @@ impl DeviceQueue {
     /// without a timing model).
     pub fn submit(&self, now: u64, io: QueueIo, buf: &mut [u8]) {
         let mut s = self.lock();
-        let s = &mut *s;
+        self.submit_locked(&mut s, now, io, buf);
+    }
+
+    /// [`DeviceQueue::submit`], the queue's state locked.
+    fn submit_locked(&self, s: &mut State, now: u64, io: QueueIo, buf: &mut [u8]) {
         self.run_to(s, now);
         let now = s.timing.as_ref().map_or(now, |t| t.last.max(now));
         let single = |id, result| SmallList::One(Part { id, result, append_sector: None });
@@ -712,7 +716,11 @@ impl DeviceQueue {
     /// Run to `t` and move what completed for `engine` to `out`.
     pub fn take(&self, engine: u32, t: u64, out: &mut Vec<Finished>) {
         let mut s = self.lock();
-        let s = &mut *s;
+        self.take_locked(&mut s, engine, t, out);
+    }
+
+    /// [`DeviceQueue::take`], the queue's state locked.
+    fn take_locked(&self, s: &mut State, engine: u32, t: u64, out: &mut Vec<Finished>) {
         self.run_to(s, t);
         if let Some(o) = s.outboxes.get_mut(engine as usize) {
             out.extend(o.drain(..));
