@@ -168,13 +168,13 @@ impl<C: Clock> DeviceEngine<C> {
         };
         let buf = &mut self.bufs.get_mut(io.tag as usize).expect("checked slot")[..len];
         let qio = QueueIo { engine: *engine, tag: io.tag, op, sector: io.offset >> 9, sectors: u64::from(io.len) >> 9 };
-        q.submit(now, qio, buf);
         if q.is_timed() {
+            q.submit(now, qio, buf);
             self.timed_in_flight += 1;
         } else {
             let mut scratch = std::mem::take(&mut self.scratch);
             scratch.clear();
-            q.take(*engine, now, &mut scratch);
+            q.submit_and_take(now, qio, buf, &mut scratch);
             for f in &scratch {
                 self.account(f);
                 self.ready.push_back(Completion { tag: f.tag, result: f.result, at_ns: f.at_ns });

@@ -331,6 +331,14 @@ impl DeviceQueue {
         self.submit_locked(&mut s, now, io, buf);
     }
 
+    /// [`DeviceQueue::submit`] then [`DeviceQueue::take`] for `io`'s engine at `now`, under one
+    /// lock: what an engine over an untimed device does for every I/O.
+    pub fn submit_and_take(&self, now: u64, io: QueueIo, buf: &mut [u8], out: &mut Vec<Finished>) {
+        let mut s = self.lock();
+        self.submit_locked(&mut s, now, io, buf);
+        self.take_locked(&mut s, io.engine, now, out);
+    }
+
     /// [`DeviceQueue::submit`], the queue's state locked.
     fn submit_locked(&self, s: &mut State, now: u64, io: QueueIo, buf: &mut [u8]) {
         self.run_to(s, now);
@@ -447,6 +455,9 @@ impl DeviceQueue {
     /// Carry out plug events at `now`. `caller` is the bio being submitted and its data (the
     /// others' data is held); `used` says whether the caller's bio was sent or failed.
     fn handle(&self, s: &mut State, now: u64, events: &mut Vec<Event>, caller: Option<(u64, &[u8])>, used: &mut bool) {
+        if events.is_empty() {
+            return;
+        }
         let is_caller = |id: u64| caller.is_some_and(|(c, _)| c == id);
         let mut batch = s.event_list();
         while !events.is_empty() {
