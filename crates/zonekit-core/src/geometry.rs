@@ -107,16 +107,19 @@ impl Geometry {
     }
 
     /// Index of the zone holding `sector`, or `None` past the end.
+    #[inline]
     pub fn zone_index(&self, sector: u64) -> Option<u32> {
         (sector < self.capacity).then(|| (sector / self.zone_size) as u32)
     }
 
     /// First sector of zone `idx`.
+    #[inline]
     pub fn zone_start(&self, idx: u32) -> u64 {
         u64::from(idx) * self.zone_size
     }
 
     /// Length of zone `idx` (the last zone may be shorter).
+    #[inline]
     pub fn zone_len(&self, idx: u32) -> u64 {
         let start = self.zone_start(idx);
         self.zone_size.min(self.capacity - start)
@@ -124,12 +127,14 @@ impl Geometry {
 
     /// Writable sectors of zone `idx`: its length for a conventional zone, else
     /// `min(zone_capacity, len)`.
+    #[inline]
     pub fn zone_cap(&self, idx: u32) -> u64 {
         let len = self.zone_len(idx);
         if self.is_conventional(idx) { len } else { self.zone_capacity.min(len) }
     }
 
     /// Whether zone `idx` is conventional.
+    #[inline]
     pub fn is_conventional(&self, idx: u32) -> bool {
         idx < self.nr_conv_zones
     }
