@@ -668,7 +668,16 @@ impl DeviceQueue {
     }
 
     /// Run the model (and the sending of what completions let go) up to `t`, in time order.
+    #[inline]
     fn run_to(&self, s: &mut State, t: u64) {
+        // Nothing to do without a model and nothing let go: every I/O to an untimed device.
+        if s.timing.is_some() || !s.pending.is_empty() {
+            self.run_events_to(s, t);
+        }
+    }
+
+    /// [`DeviceQueue::run_to`]'s work.
+    fn run_events_to(&self, s: &mut State, t: u64) {
         let mut stuck_at = None;
         loop {
             let due = s.pending.front().map(|(d, _)| *d);
@@ -734,7 +743,10 @@ impl DeviceQueue {
     fn take_locked(&self, s: &mut State, engine: u32, t: u64, out: &mut Vec<Finished>) {
         self.run_to(s, t);
         if let Some(o) = s.outboxes.get_mut(engine as usize) {
-            out.extend(o.drain(..));
+            let (front, back) = o.as_slices();
+            out.extend_from_slice(front);
+            out.extend_from_slice(back);
+            o.clear();
         }
     }
 
