@@ -174,6 +174,43 @@ struct Plug {
     in_flight: u32,
 }
 
+impl Plug {
+    /// [`Plugs::prepare`] on this plug, of zone `zone` (its first sector `start`, its capacity
+    /// `cap`).
+    fn prepare(
+        &mut self,
+        zone: u32,
+        start: u64,
+        cap: u64,
+        recovery: Recovery,
+        mut bio: Bio,
+        out: &mut Vec<Event>,
+    ) -> Option<Bio> {
+        let why = if self.need_wp_update {
+            Some(FailReason::NeedWpUpdate)
+        } else if self.wp_offset >= cap {
+            Some(FailReason::ZoneFull)
+        } else if !bio.append && bio.sector - start != self.wp_offset {
+            Some(FailReason::Unaligned)
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            out.push(Event::Fail(bio, why));
+            if why != FailReason::NeedWpUpdate {
+                // The failed write ends as any failed plugged write does.
+                write_failed(self, zone, recovery, out);
+            }
+            return None;
+        }
+        if bio.append {
+            bio.sector = start + self.wp_offset;
+        }
+        self.wp_offset += bio.sectors;
+        Some(bio)
+    }
+}
+
 /// The plugs of a device, found by zone number (the kernel hashes them; a table indexed by zone
 /// costs 4 bytes a zone and no hashing on every write): a plug's place in a slab whose freed
 /// places, and the memory of their lists, serve the next plugs made.
@@ -368,6 +405,7 @@ impl Plugs {
             return;
         }
         let offset = if bio.append { 0 } else { bio.sector - start };
+        let (cap, recovery) = (self.zone_cap(zone), self.cfg.recovery);
         let plug = self.plugs.get_or_insert(zone, offset);
         if self.cfg.qd1 {
             plug.list.push_back(bio);
@@ -383,11 +421,10 @@ impl Plugs {
             plug.list.push_back(bio);
             return;
         }
-        match self.prepare(zone, bio, out) {
+        match plug.prepare(zone, start, cap, recovery, bio, out) {
             Some(b) => {
-                let p = self.plugs.get_mut(zone).expect("plug exists");
-                p.plugged = true;
-                p.in_flight += 1;
+                plug.plugged = true;
+                plug.in_flight += 1;
                 let req = Request { zone, sector: b.sector, sectors: b.sectors, bios: SmallList::One(b) };
                 out.push(Event::Dispatch(req));
             }
@@ -395,35 +432,11 @@ impl Plugs {
         }
     }
 
-    /// `blk_zone_wplug_prepare_bio`: check `bio` against the plug, advance its offset; an
+    /// `blk_zone_wplug_prepare_bio`: check `bio` against `zone`'s plug, advance its offset; an
     /// emulated append gets its sector. `None` (and a `Fail` event) if it cannot go.
-    fn prepare(&mut self, zone: u32, mut bio: Bio, out: &mut Vec<Event>) -> Option<Bio> {
-        let start = self.zone_start(zone);
-        let cap = self.zone_cap(zone);
-        let recovery = self.cfg.recovery;
-        let p = self.plugs.get_mut(zone).expect("plug exists");
-        let why = if p.need_wp_update {
-            Some(FailReason::NeedWpUpdate)
-        } else if p.wp_offset >= cap {
-            Some(FailReason::ZoneFull)
-        } else if !bio.append && bio.sector - start != p.wp_offset {
-            Some(FailReason::Unaligned)
-        } else {
-            None
-        };
-        if let Some(why) = why {
-            out.push(Event::Fail(bio, why));
-            if why != FailReason::NeedWpUpdate {
-                // The failed write ends as any failed plugged write does.
-                write_failed(p, zone, recovery, out);
-            }
-            return None;
-        }
-        if bio.append {
-            bio.sector = start + p.wp_offset;
-        }
-        p.wp_offset += bio.sectors;
-        Some(bio)
+    fn prepare(&mut self, zone: u32, bio: Bio, out: &mut Vec<Event>) -> Option<Bio> {
+        let (start, cap, recovery) = (self.zone_start(zone), self.zone_cap(zone), self.cfg.recovery);
+        self.plugs.get_mut(zone).expect("plug exists").prepare(zone, start, cap, recovery, bio, out)
     }
 
     /// Take the next request from `zone`'s list: the first write that passes its checks, with
