@@ -175,8 +175,9 @@ struct Plug {
 }
 
 impl Plug {
-    /// [`Plugs::prepare`] on this plug, of zone `zone` (its first sector `start`, its capacity
-    /// `cap`).
+    /// `blk_zone_wplug_prepare_bio`: check `bio` against this plug, of zone `zone` (its first
+    /// sector `start`, its capacity `cap`), and advance its offset; an emulated append gets its
+    /// sector. `None` (and a `Fail` event) if it cannot go.
     fn prepare(
         &mut self,
         zone: u32,
@@ -432,24 +433,21 @@ impl Plugs {
         }
     }
 
-    /// `blk_zone_wplug_prepare_bio`: check `bio` against `zone`'s plug, advance its offset; an
-    /// emulated append gets its sector. `None` (and a `Fail` event) if it cannot go.
-    fn prepare(&mut self, zone: u32, bio: Bio, out: &mut Vec<Event>) -> Option<Bio> {
-        let (start, cap, recovery) = (self.zone_start(zone), self.zone_cap(zone), self.cfg.recovery);
-        self.plugs.get_mut(zone).expect("plug exists").prepare(zone, start, cap, recovery, bio, out)
-    }
-
     /// Take the next request from `zone`'s list: the first write that passes its checks, with
     /// the contiguous writes behind it merged in. Failing writes are failed on the way.
     fn next_request(&mut self, zone: u32, out: &mut Vec<Event>) -> Option<Request> {
+        if self.plugs.get(zone).is_none_or(|p| p.list.is_empty()) {
+            // The qd1 worker asks once more after the last write of a zone.
+            return None;
+        }
+        let (start, cap, recovery) = (self.zone_start(zone), self.zone_cap(zone), self.cfg.recovery);
+        let max = self.cfg.max_sectors;
+        let p = self.plugs.get_mut(zone)?;
         loop {
-            let b = self.plugs.get_mut(zone)?.list.pop_front()?;
-            let Some(b) = self.prepare(zone, b, out) else { continue };
+            let b = p.list.pop_front()?;
+            let Some(b) = p.prepare(zone, start, cap, recovery, b, out) else { continue };
             let mut req = Request { zone, sector: b.sector, sectors: b.sectors, bios: SmallList::One(b) };
             if !b.append {
-                let cap = self.zone_cap(zone);
-                let max = self.cfg.max_sectors;
-                let p = self.plugs.get_mut(zone).expect("plug exists");
                 while let Some(&n) = p.list.front() {
                     let end = req.sector + req.sectors;
                     if n.append || n.sector != end || req.sectors + n.sectors > max || p.wp_offset >= cap {
