@@ -102,11 +102,18 @@ struct Part {
     append_sector: Option<u64>,
 }
 
-/// A command at the timing model: its I/Os, and the zone whose plug it came from.
+/// What the plugs are told when a command completes.
+#[derive(Debug, Clone)]
+enum PlugNote {
+    /// A request from this zone's plug completed ([`Plugs::complete`]).
+    Request(u32),
+}
+
+/// A command at the timing model: its I/Os, and what the plugs are told when it completes.
 #[derive(Debug)]
 struct AtModel {
     parts: SmallList<Part>,
-    plug_zone: Option<u32>,
+    note: Option<PlugNote>,
     sent_ns: u64,
 }
 
@@ -572,7 +579,16 @@ impl DeviceQueue {
         for b in rest {
             parts.push(part(b));
         }
-        self.send(s, now, CommandKind::Write, req.sector, req.sectors, req.sectors, parts, Some(req.zone));
+        self.send(
+            s,
+            now,
+            CommandKind::Write,
+            req.sector,
+            req.sectors,
+            req.sectors,
+            parts,
+            Some(PlugNote::Request(req.zone)),
+        );
     }
 
     /// Reset the zones of a range as `blkdev_zone_mgmt` does ([`mgmt::plan`]: `EINVAL` for a bad
@@ -632,11 +648,11 @@ impl DeviceQueue {
         sectors: u64,
         media_sectors: u64,
         parts: SmallList<Part>,
-        plug_zone: Option<u32>,
+        note: Option<PlugNote>,
     ) {
         let failed = parts.iter().any(|p| p.result < 0);
         let Some(t) = s.timing.as_mut() else {
-            self.finish(s, now, now, &parts, plug_zone, !failed);
+            self.finish(s, now, now, &parts, note, !failed);
             return;
         };
         let id = s.next_cmd;
@@ -648,19 +664,22 @@ impl DeviceQueue {
         }
         t.outstanding += 1;
         t.model.submit(now, Command { id, kind, sector, sectors, media_sectors, failed });
-        s.at_model.insert(id, AtModel { parts, plug_zone, sent_ns: now });
+        s.at_model.insert(id, AtModel { parts, note, sent_ns: now });
     }
 
-    /// A command completed at `at`: its I/Os to their outboxes, and its plug told.
-    fn finish(&self, s: &mut State, at: u64, sent: u64, parts: &[Part], plug_zone: Option<u32>, ok: bool) {
+    /// A command completed at `at`: its I/Os to their outboxes, and the plugs told.
+    fn finish(&self, s: &mut State, at: u64, sent: u64, parts: &[Part], note: Option<PlugNote>, ok: bool) {
         for p in parts {
             self.deliver(s, p.id, p.result, at, sent, p.append_sector);
         }
-        if let Some(zone) = plug_zone
+        if let Some(note) = note
             && s.plugs.is_some()
         {
             let mut events = s.event_list();
-            s.plugs.as_mut().expect("plugs").complete(zone, ok, &mut events);
+            let plugs = s.plugs.as_mut().expect("plugs");
+            match note {
+                PlugNote::Request(zone) => plugs.complete(zone, ok, &mut events),
+            }
             let mut used = false;
             self.handle(s, at, &mut events, None, &mut used);
             s.recycle(events);
@@ -709,7 +728,7 @@ impl DeviceQueue {
                 }
                 if let Some(c) = s.at_model.remove(&d.id) {
                     let ok = c.parts.iter().all(|p| p.result >= 0);
-                    self.finish(s, d.at_ns, c.sent_ns, &c.parts, c.plug_zone, ok);
+                    self.finish(s, d.at_ns, c.sent_ns, &c.parts, c.note, ok);
                 }
             }
             s.scratch = scratch;
