@@ -107,6 +107,10 @@ struct Part {
 enum PlugNote {
     /// A request from this zone's plug completed ([`Plugs::complete`]).
     Request(u32),
+    /// These zones were reset, each without error ([`Plugs::reset`]).
+    Reset(std::ops::Range<u32>),
+    /// Every zone was reset, without error ([`Plugs::reset_all`]).
+    ResetAll,
 }
 
 /// A command at the timing model: its I/Os, and what the plugs are told when it completes.
@@ -373,8 +377,9 @@ impl DeviceQueue {
                 self.send(s, now, CommandKind::Flush, 0, 0, 0, parts, None);
             }
             QueueOp::Reset => {
-                let parts = single(id0, self.reset(s, now, io.sector, io.sectors));
-                self.send(s, now, CommandKind::ZoneMgmt(ZoneOp::Reset), io.sector, io.sectors, 0, parts, None);
+                let (result, note) = self.reset(io.sector, io.sectors);
+                let parts = single(id0, result);
+                self.send(s, now, CommandKind::ZoneMgmt(ZoneOp::Reset), io.sector, io.sectors, 0, parts, note);
             }
             QueueOp::Write | QueueOp::Append => {
                 let append = io.op == QueueOp::Append;
@@ -593,48 +598,56 @@ impl DeviceQueue {
 
     /// Reset the zones of a range as `blkdev_zone_mgmt` does ([`mgmt::plan`]: `EINVAL` for a bad
     /// range, one reset-all for the whole device, else zone by zone carrying on after a failing
-    /// zone), the plugs first, at submission as Linux 6.12 does: 0, or the errno
-    /// [`mgmt::range_errno`] picks. A conventional zone's reset fails in the block layer (EIO).
-    fn reset(&self, s: &mut State, now: u64, sector: u64, sectors: u64) -> i32 {
+    /// zone): 0, or the errno [`mgmt::range_errno`] picks, and the plugs to reset when the command
+    /// completes. Linux 6.12.95 resets a plug when its zone's reset completes without error
+    /// (`blk_zone_mgmt_bio_endio`), and the zones' bios are chained in ascending order, so a zone
+    /// after a failing one completes with that error: only the zones before the first failing
+    /// one have their plugs reset, as [`super::BlockDevice`] does. A conventional zone's reset
+    /// fails in the block layer (EIO).
+    fn reset(&self, sector: u64, sectors: u64) -> (i32, Option<PlugNote>) {
         let plan = match mgmt::plan(&self.limits, ZoneOp::Reset, sector, sectors) {
             Ok(p) => p,
-            Err(e) => return -e.errno().0,
+            Err(e) => return (-e.errno().0, None),
         };
+        let plugged = self.device.info().kind != DeviceKind::Linux;
         let g = &self.device.info().geometry;
-        let mut events = s.event_list();
         let mut failed: Vec<(u64, Errno)> = Vec::new();
+        let mut note = None;
         for cmd in plan.commands() {
             let r = match cmd {
-                MgmtCommand::ResetAll => {
-                    if let Some(p) = s.plugs.as_mut() {
-                        p.reset_all(&mut events);
-                    }
-                    self.device.zone_mgmt(ZoneOp::Reset, 0, self.limits.capacity)
-                }
+                MgmtCommand::ResetAll => self.device.zone_mgmt(ZoneOp::Reset, 0, self.limits.capacity),
                 MgmtCommand::Zone { op, sector, nr } => {
-                    let zone = g.zone_index(sector).unwrap_or(0);
-                    if s.plugs.is_some() && g.is_conventional(zone) {
+                    if plugged && g.zone_index(sector).is_some_and(|z| g.is_conventional(z)) {
                         failed.push((sector, Errno::EIO));
                         continue;
-                    }
-                    if let Some(p) = s.plugs.as_mut() {
-                        p.reset(zone, &mut events);
                     }
                     self.device.zone_mgmt(op, sector, nr)
                 }
             };
-            if let Err(e) = r {
-                let at = match cmd {
-                    MgmtCommand::Zone { sector, .. } => sector,
-                    MgmtCommand::ResetAll => 0,
-                };
-                failed.push((at, e.errno()));
+            match r {
+                Ok(()) if failed.is_empty() => {
+                    note = Some(match (cmd, note) {
+                        (MgmtCommand::ResetAll, _) => PlugNote::ResetAll,
+                        (MgmtCommand::Zone { sector, .. }, Some(PlugNote::Reset(zones))) => {
+                            PlugNote::Reset(zones.start..g.zone_index(sector).unwrap_or(0) + 1)
+                        }
+                        (MgmtCommand::Zone { sector, .. }, _) => {
+                            let zone = g.zone_index(sector).unwrap_or(0);
+                            PlugNote::Reset(zone..zone + 1)
+                        }
+                    });
+                }
+                Ok(()) => {}
+                Err(e) => {
+                    let at = match cmd {
+                        MgmtCommand::Zone { sector, .. } => sector,
+                        MgmtCommand::ResetAll => 0,
+                    };
+                    failed.push((at, e.errno()));
+                }
             }
         }
-        let mut used = false;
-        self.handle(s, now, &mut events, None, &mut used);
-        s.recycle(events);
-        mgmt::range_errno(&failed).map_or(0, |e| -e.0)
+        (mgmt::range_errno(&failed).map_or(0, |e| -e.0), note)
     }
 
     /// Give a command to the model (or complete it at once without one).
@@ -679,6 +692,9 @@ impl DeviceQueue {
             let plugs = s.plugs.as_mut().expect("plugs");
             match note {
                 PlugNote::Request(zone) => plugs.complete(zone, ok, &mut events),
+                // Only the zones reset without error are noted, whatever the range's result.
+                PlugNote::Reset(zones) => zones.for_each(|z| plugs.reset(z, &mut events)),
+                PlugNote::ResetAll => plugs.reset_all(&mut events),
             }
             let mut used = false;
             self.handle(s, at, &mut events, None, &mut used);
