@@ -125,9 +125,20 @@ impl Invocation {
     /// Checks that every job can run (engines and options zonekit implements), stopping at the
     /// first that cannot, with one line naming it. `--parse-only` does not call this.
     pub fn check_runnable(&self) -> Result<(), BenchError> {
+        let clones: u64 = self.jobs.iter().map(|j| u64::from(j.options.numjobs.max(1))).sum();
+        if clones > MAX_JOBS {
+            // fio refuses the run while it adds the jobs, before any starts (exit code 1).
+            return Err(BenchError::Refused(format!(
+                "error: maximum number of jobs reached. ({clones} jobs with numjobs, at most {MAX_JOBS} as in fio)"
+            )));
+        }
         self.jobs.iter().try_for_each(JobSpec::check_runnable)
     }
 }
+
+/// The most jobs (clones included) a run may have: fio 3.33 keeps its jobs in shared-memory
+/// segments of 8 and makes at most 511 of them (`REAL_MAX_JOBS` 4096 / 8, less one).
+pub const MAX_JOBS: u64 = 4088;
 
 /// How a command-line option takes its argument (getopt's `has_arg`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

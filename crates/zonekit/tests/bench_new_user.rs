@@ -1,0 +1,50 @@
+//! `zonekit bench` tried as a new user would (issue 9's list): each test is a defect that was
+//! found that way, checked as the user saw it, from the command line.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn bench_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zonekit")).arg("bench").args(args).current_dir(dir).output().expect("run zonekit")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The names in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn numjobs_beyond_fios_limit_is_refused_before_anything_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = Instant::now();
+    let o = bench_in(dir.path(), &["--name=x", "--ioengine=null", "--size=64k", "--numjobs=100000"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("zonekit: error: maximum number of jobs reached."), "{err}");
+    assert!(!stdout(&o).contains("Starting"), "{}", stdout(&o));
+    assert!(t.elapsed() < Duration::from_secs(10), "took {:?}", t.elapsed());
+    // fio's limit counts every clone of every job: 4088 in all.
+    let o = bench_in(
+        dir.path(),
+        &["--name=a", "--ioengine=null", "--size=64k", "--numjobs=4000", "--name=b", "--numjobs=89"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("maximum number of jobs reached"), "{}", stderr(&o));
+    // Parsing alone does not make the jobs, as in fio.
+    let o = bench_in(dir.path(), &["--parse-only", "--name=x", "--ioengine=null", "--size=64k", "--numjobs=100000"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(listing(dir.path()).is_empty());
+}
