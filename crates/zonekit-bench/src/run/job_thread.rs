@@ -393,6 +393,7 @@ fn zone_mode_spec(opts: &JobOptions) -> ZoneModeSpec {
 
 /// Set a clone up and run it (a run of one clone; tests and simple callers).
 pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>, note: NoteSink) -> JobOutcome {
+    zonekit_blk::clock::calibrate();
     let mut ctx = SetupCtx::default();
     match prepare_job(run, &mut ctx, &note) {
         Ok(p) => crate::run::executor::block_on(run_prepared(p, RealClock::new(), terminate, progress, note)),

@@ -625,6 +625,8 @@ pub fn execute(
     out: Box<dyn Write + Send>,
     err: &mut dyn Write,
 ) -> RunResult {
+    // The real clock's calibration (20 ms on the TSC) happens here, before any job's time starts.
+    zonekit_blk::clock::calibrate();
     let mut ctx = SetupCtx::default();
     if let Err((msg, code)) = check_targets(jobs, &mut ctx.devices) {
         let _ = writeln!(err, "zonekit: {msg}");
