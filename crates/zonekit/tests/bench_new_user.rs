@@ -73,3 +73,15 @@ fn short_jobs_pay_no_clock_calibration() {
         .unwrap();
     assert!(best <= 5, "a 64 KiB null read took {best} ms");
 }
+
+#[test]
+fn layout_line_says_total_for_several_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = bench_in(dir.path(), &["--name=w", "--directory=.", "--nrfiles=3", "--size=12m", "--rw=read"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\nw: Laying out IO files (3 files / total 12MiB)\n"), "{}", stdout(&o));
+    // One file: no `total`; below one MiB fio prints 0MiB.
+    let o = bench_in(dir.path(), &["--name=s", "--filename=small", "--size=64k", "--rw=read"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\ns: Laying out IO file (1 file / 0MiB)\n"), "{}", stdout(&o));
+}

@@ -161,9 +161,12 @@ fn os(e: &std::io::Error) -> String {
     }
 }
 
-fn human_mib(bytes: u64) -> String {
-    // fio's layout message: whole MiB, or KiB below one MiB.
-    if bytes >= 1 << 20 { format!("{}MiB", bytes >> 20) } else { format!("{}KiB", bytes >> 10) }
+/// fio's layout line: `NAME: Laying out IO file (1 file / 64MiB)`, or with several files
+/// `(3 files / total 12MiB)`; the size in whole MiB, rounded down (`0MiB` below one), as fio
+/// 3.33 prints it.
+fn layout_line(job: &str, files: usize, bytes: u64) -> String {
+    let (s, total) = if files > 1 { ("s", "total ") } else { ("", "") };
+    format!("{job}: Laying out IO file{s} ({files} file{s} / {total}{}MiB)", bytes >> 20)
 }
 
 /// fio's `zbd_recalc_options_with_zone_granularity`: sizes given in zones (`8z`) in bytes.
@@ -295,14 +298,7 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         .collect();
     if !to_lay.is_empty() {
         let total: u64 = to_lay.iter().map(|f| f.range.size).sum();
-        note(&format!(
-            "{}: Laying out IO file{} ({} file{} / {})",
-            opts.name,
-            if to_lay.len() > 1 { "s" } else { "" },
-            to_lay.len(),
-            if to_lay.len() > 1 { "s" } else { "" },
-            human_mib(total)
-        ));
+        note(&layout_line(&opts.name, to_lay.len(), total));
         let mut spec = LayoutSpec::for_job(
             opts.rw.reads(),
             opts.rw.writes(),
