@@ -49,6 +49,38 @@ fn numjobs_beyond_fios_limit_is_refused_before_anything_starts() {
     assert!(listing(dir.path()).is_empty());
 }
 
+#[test]
+fn null_engine_touches_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // 100 GiB of job, 1 MiB of it done: nothing may be laid out (it once filled the disk).
+    let o = bench_in(dir.path(), &["--name=x", "--ioengine=null", "--size=100g", "--io_size=1m", "--rw=write"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("(1024KiB/"), "{out}");
+    assert!(!out.contains("Laying out"), "{out}");
+    assert!(!out.contains("Disk stats"), "{out}");
+    // Neither files nor the directories on the way to them.
+    let o = bench_in(dir.path(), &["--name=d", "--ioengine=null", "--directory=a/b", "--nrfiles=3", "--size=3m"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("(3072KiB/"), "{}", stdout(&o));
+    assert_eq!(listing(dir.path()), Vec::<String>::new());
+    // A file that exists is not opened, so one that cannot be is no obstacle.
+    let o = bench_in(dir.path(), &["--name=p", "--ioengine=null", "--filename=/proc/nope/x", "--size=1m"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn layout_line_says_total_for_several_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = bench_in(dir.path(), &["--name=w", "--directory=.", "--nrfiles=3", "--size=12m", "--rw=read"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\nw: Laying out IO files (3 files / total 12MiB)\n"), "{}", stdout(&o));
+    // One file: no `total`; below one MiB fio prints 0MiB.
+    let o = bench_in(dir.path(), &["--name=s", "--filename=small", "--size=64k", "--rw=read"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\ns: Laying out IO file (1 file / 0MiB)\n"), "{}", stdout(&o));
+}
+
 /// A job's runtime from zonekit's JSON, in ms.
 fn runtime_ms(o: &Output, dir: &str) -> u64 {
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
@@ -72,16 +104,4 @@ fn short_jobs_pay_no_clock_calibration() {
         .min()
         .unwrap();
     assert!(best <= 5, "a 64 KiB null read took {best} ms");
-}
-
-#[test]
-fn layout_line_says_total_for_several_files() {
-    let dir = tempfile::tempdir().unwrap();
-    let o = bench_in(dir.path(), &["--name=w", "--directory=.", "--nrfiles=3", "--size=12m", "--rw=read"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("\nw: Laying out IO files (3 files / total 12MiB)\n"), "{}", stdout(&o));
-    // One file: no `total`; below one MiB fio prints 0MiB.
-    let o = bench_in(dir.path(), &["--name=s", "--filename=small", "--size=64k", "--rw=read"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("\ns: Laying out IO file (1 file / 0MiB)\n"), "{}", stdout(&o));
 }

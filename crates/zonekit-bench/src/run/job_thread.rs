@@ -289,6 +289,12 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         Ok(f) => f,
         Err(msg) => return Err(Box::new(fail(&run, started, libc::EINVAL, msg))),
     };
+    if sizing::diskless(&opts) {
+        // Names only: nothing is created, laid out or opened (fio's FIO_DISKLESSIO).
+        for f in &mut files {
+            f.layout = false;
+        }
+    }
 
     // Lay out missing or short files (fio's extend_file); clones sharing a file find it laid
     // out by the first, since setups run one after the other (fio's create_serialize).
@@ -456,7 +462,7 @@ pub async fn run_prepared<C: Clock>(
             create_on_open: opts.create_on_open,
         };
         let mut fds = Vec::with_capacity(files.len());
-        if !on_devices {
+        if !on_devices && !sizing::diskless(&opts) {
             for f in &files {
                 match file::open_job_file(&f.path, &ospec) {
                     Ok(fd) => {
@@ -588,7 +594,7 @@ pub async fn run_prepared<C: Clock>(
             error.get_or_insert((errno_of(&e), format!("writing logs: {}", os(&e))));
         }
     }
-    if opts.unlink && !on_devices {
+    if opts.unlink && !on_devices && !sizing::diskless(&opts) {
         for f in &files {
             let _ = file::unlink_job_file(&f.path);
         }

@@ -668,6 +668,7 @@ pub fn execute(
     // zonekit's own devices are not block devices: they report their own statistics below.
     let files: Vec<PathBuf> = clones
         .iter()
+        .filter(|c| !crate::run::sizing::diskless(&c.run.opts))
         .flat_map(|c| crate::run::sizing::file_paths(&c.run.opts, c.run.jobnum))
         .filter(|p| !crate::target::is_device_spec(&p.to_string_lossy()))
         .collect();
@@ -766,7 +767,9 @@ pub fn execute(
     let reports = build_reports(&clones, &entries, elapsed_sec);
     // Disk stats are of the devices under files the jobs used (none when every job failed to set
     // up, as in fio).
-    let used_files = outcomes.iter().any(|(_, o)| !o.files.is_empty() && o.run.opts.disk_util);
+    let used_files = outcomes
+        .iter()
+        .any(|(_, o)| !o.files.is_empty() && o.run.opts.disk_util && !crate::run::sizing::diskless(&o.run.opts));
     let mut disk_reports = if used_files { disks.report() } else { Vec::new() };
     if used_files {
         disk_reports.extend(device_disk_reports(

@@ -141,6 +141,12 @@ pub fn plan_files(
     Ok(out)
 }
 
+/// Whether a job's engine does no I/O on its files (`null`, fio's `FIO_DISKLESSIO`): they are
+/// names only, never created, laid out, opened or counted in the disk statistics.
+pub fn diskless(opts: &JobOptions) -> bool {
+    opts.ioengine == "null"
+}
+
 /// fio's seed of clone `thread_number` (1-based): the same every run with `randrepeat` or a
 /// `randseed` given (fio's setup_random_seeds: setting `randseed` turns `randrepeat` off, yet
 /// the seed is then the one given), from the clock otherwise.
