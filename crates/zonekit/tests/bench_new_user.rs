@@ -105,3 +105,34 @@ fn short_jobs_pay_no_clock_calibration() {
         .unwrap();
     assert!(best <= 5, "a 64 KiB null read took {best} ms");
 }
+
+#[test]
+fn unwritable_logs_and_output_stop_the_run_before_it_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = bench_in(dir.path(), &["--name=x", "--ioengine=null", "--size=64k", "--write_bw_log=/proc/nope/log"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err,
+        "zonekit: job x: write_bw_log: /proc/nope/log_bw.1.log: cannot write the log: No such file or directory (ENOENT)\n"
+    );
+    assert!(!stdout(&o).contains("Starting"), "{}", stdout(&o));
+    // Every clone's logs are checked (the second clone's name here), and a check leaves no file.
+    std::fs::create_dir(dir.path().join("logs")).unwrap();
+    std::fs::create_dir(dir.path().join("logs/lat_clat.2.log")).unwrap();
+    let o = bench_in(
+        dir.path(),
+        &["--name=x", "--ioengine=null", "--size=64k", "--numjobs=2", "--write_lat_log=logs/lat", "--disable_slat=1"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("write_lat_log: logs/lat_clat.2.log: cannot write the log:"), "{}", stderr(&o));
+    assert_eq!(listing(&dir.path().join("logs")), ["lat_clat.2.log"]);
+    let o = bench_in(dir.path(), &["--name=x", "--ioengine=null", "--size=64k", "--zone-report-out=/proc/nope/z"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("zonekit: /proc/nope/z: cannot write the zone report:"), "{}", stderr(&o));
+    // --output is opened before the run, as fio opens it.
+    let o = bench_in(dir.path(), &["--name=x", "--ioengine=null", "--size=64k", "--output=/proc/nope/out"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).starts_with("zonekit: /proc/nope/out: cannot create the output file:"), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+}

@@ -7,7 +7,7 @@ use crate::options::engines;
 use crate::options::job::{JobOptions, SizeSpec, ZoneMode};
 use crate::run::io_loop::{JobLoop, Progress};
 use crate::run::sizing::{self, FileInfo, PlannedFile};
-use crate::stats::{CpuTimes, JobStats, ThreadStats, log::LogKind, sys::thread_rusage};
+use crate::stats::{CpuTimes, JobStats, ThreadStats, log::LogKind, log::log_file_name, sys::thread_rusage};
 use crate::target::{Devices, device_engine_is_sync, is_device_spec};
 use crate::workload::{Workload, ZoneModeSpec};
 use crate::zbd::{SetupError, ZbdJob, ZbdRun, ZbdTarget, ZoneJob, ZoneSource};
@@ -393,6 +393,50 @@ fn zone_mode_spec(opts: &JobOptions) -> ZoneModeSpec {
     }
 }
 
+/// The prefix of a clone's `kind` log file: the option's value, or the job's name when the
+/// option is given bare.
+fn log_prefix(opts: &JobOptions, kind: LogKind) -> String {
+    let v = match kind {
+        LogKind::Bw => &opts.write_bw_log,
+        LogKind::Iops => &opts.write_iops_log,
+        _ => &opts.write_lat_log,
+    };
+    match v.as_deref() {
+        Some(s) if !s.is_empty() && s != "1" => s.to_string(),
+        _ => opts.name.clone(),
+    }
+}
+
+/// The log files clone `jobnum` (0-based) of a job writes at its end, with the option that asks
+/// for each: `(option, path)`.
+pub fn log_paths(opts: &JobOptions, jobnum: u32) -> Vec<(&'static str, PathBuf)> {
+    let stats = ThreadStats::new(&sizing::stats_config(opts));
+    stats
+        .logs()
+        .map(|l| {
+            let option = match l.kind() {
+                LogKind::Bw => "write_bw_log",
+                LogKind::Iops => "write_iops_log",
+                _ => "write_lat_log",
+            };
+            let name = log_file_name(&log_prefix(opts, l.kind()), l.kind(), jobnum + 1, opts.per_job_logs);
+            (option, PathBuf::from(name))
+        })
+        .collect()
+}
+
+/// Checks that `path` can be written, before a run that writes it at its end: opened to append
+/// (creating it), then removed again if it did not exist, so that a run leaves no trace of the
+/// check.
+pub fn check_writable(path: &std::path::Path) -> std::io::Result<()> {
+    let existed = std::fs::symlink_metadata(path).is_ok();
+    std::fs::OpenOptions::new().append(true).create(true).open(path)?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
+}
+
 /// Set a clone up and run it (a run of one clone; tests and simple callers).
 pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>, note: NoteSink) -> JobOutcome {
     zonekit_blk::clock::calibrate();
@@ -579,19 +623,9 @@ pub async fn run_prepared<C: Clock>(
 
     // Logs, named after the option's value or the job.
     if stats.logs().next().is_some() {
-        let prefix = |kind: LogKind| {
-            let v = match kind {
-                LogKind::Bw => &opts.write_bw_log,
-                LogKind::Iops => &opts.write_iops_log,
-                _ => &opts.write_lat_log,
-            };
-            match v.as_deref() {
-                Some(s) if !s.is_empty() && s != "1" => s.to_string(),
-                _ => opts.name.clone(),
-            }
-        };
-        if let Err(e) = stats.write_logs(std::path::Path::new("."), prefix, run.jobnum + 1, opts.per_job_logs) {
-            error.get_or_insert((errno_of(&e), format!("writing logs: {}", os(&e))));
+        let prefix = |kind: LogKind| log_prefix(&opts, kind);
+        if let Err((path, e)) = stats.write_logs(std::path::Path::new("."), prefix, run.jobnum + 1, opts.per_job_logs) {
+            error.get_or_insert((errno_of(&e), format!("{}: writing the log: {}", path.display(), os(&e))));
         }
     }
     if opts.unlink && !on_devices && !sizing::diskless(&opts) {

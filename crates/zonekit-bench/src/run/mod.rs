@@ -543,6 +543,28 @@ fn check_targets(jobs: &[BenchJob], devices: &mut crate::target::Devices) -> Res
     Ok(())
 }
 
+/// Checks that the files the run writes at its end (every clone's logs, `--zone-report-out`) can
+/// be written, so that a bad path stops the run before it starts rather than after (fio finds
+/// out at the end, prints `fopen log: …` without the path, and exits 0). The first that cannot,
+/// as one line naming it.
+fn check_outputs(jobs: &[BenchJob], settings: &RunSettings) -> Result<(), String> {
+    let why = |e: std::io::Error| zonekit_core::Errno(e.raw_os_error().unwrap_or(libc::EIO)).to_string();
+    for j in jobs {
+        for jobnum in 0..j.opts.numjobs.max(1) {
+            for (option, path) in crate::run::job_thread::log_paths(&j.opts, jobnum) {
+                crate::run::job_thread::check_writable(&path).map_err(|e| {
+                    format!("job {}: {option}: {}: cannot write the log: {}", j.name, path.display(), why(e))
+                })?;
+            }
+        }
+    }
+    if let Some(path) = &settings.zone_report_out {
+        crate::run::job_thread::check_writable(path)
+            .map_err(|e| format!("{}: cannot write the zone report: {}", path.display(), why(e)))?;
+    }
+    Ok(())
+}
+
 /// The line for a job's error: fio's `pid=…, err=…/file:…, func=…` for an error recorded as
 /// fio's `td_verror` does (`file:` and `func=` messages), the message itself otherwise.
 fn verror_line(pid: u32, errno: i32, msg: &str) -> String {
@@ -631,6 +653,10 @@ pub fn execute(
     if let Err((msg, code)) = check_targets(jobs, &mut ctx.devices) {
         let _ = writeln!(err, "zonekit: {msg}");
         return RunResult { exit_code: code };
+    }
+    if let Err(msg) = check_outputs(jobs, settings) {
+        let _ = writeln!(err, "zonekit: {msg}");
+        return RunResult { exit_code: 1 };
     }
     let clock_plan = match ClockPlan::new(jobs, &ctx.devices, settings.clock, settings.queue) {
         Ok(p) => p,

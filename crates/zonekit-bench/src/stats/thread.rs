@@ -724,18 +724,19 @@ impl ThreadStats {
     }
 
     /// Writes the logs as fio names them (`<prefix>_<type>.<jobnum>.log`) into `dir`. `prefix`
-    /// gives each log kind's prefix (the option value, or the job name when it is empty).
+    /// gives each log kind's prefix (the option value, or the job name when it is empty). A log
+    /// that cannot be written comes back with its path.
     pub fn write_logs(
         &self,
         dir: &Path,
         prefix: impl Fn(LogKind) -> String,
         jobnum: u32,
         per_job_logs: bool,
-    ) -> io::Result<Vec<PathBuf>> {
+    ) -> Result<Vec<PathBuf>, (PathBuf, io::Error)> {
         let mut out = Vec::new();
         for l in self.logs() {
             let name = log_file_name(&prefix(l.kind()), l.kind(), jobnum, per_job_logs);
-            out.push(l.write_to(dir, &name)?);
+            out.push(l.write_to(dir, &name).map_err(|e| (dir.join(&name), e))?);
         }
         Ok(out)
     }
