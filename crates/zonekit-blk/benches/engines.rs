@@ -130,7 +130,7 @@ fn async_batched(e: &mut dyn Engine, rng: &mut Rng, free: &mut Vec<u32>, out: &m
         }
         e.commit().expect("commit");
         out.clear();
-        e.getevents(1, out).expect("getevents");
+        e.getevents(1, usize::MAX, out).expect("getevents");
         for c in out.iter() {
             assert_eq!(c.result, BS as i32, "write failed");
             free.push(c.tag);
@@ -152,7 +152,7 @@ fn async_one_by_one(e: &mut dyn Engine, rng: &mut Rng, free: &mut Vec<u32>, out:
         }
         out.clear();
         let min = usize::from(free.is_empty());
-        e.getevents(min, out).expect("getevents");
+        e.getevents(min, usize::MAX, out).expect("getevents");
         for c in out.iter() {
             assert_eq!(c.result, BS as i32, "write failed");
             free.push(c.tag);
@@ -282,7 +282,7 @@ fn main() {
         // Drain before the next row.
         while free.len() < 32 {
             out.clear();
-            e.getevents(1, &mut out).expect("getevents");
+            e.getevents(1, usize::MAX, &mut out).expect("getevents");
             free.extend(out.iter().map(|c| c.tag));
         }
         report(name, row);

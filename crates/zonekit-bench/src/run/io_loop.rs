@@ -81,6 +81,9 @@ pub struct LoopConfig {
     pub batch_submit: u32,
     /// Reap at least this many when waiting (`iodepth_batch_complete_min`).
     pub batch_complete_min: u32,
+    /// Reap at most this many at once (`iodepth_batch_complete_max`, at least
+    /// `batch_complete_min`), except when draining the queue at the end, as fio does.
+    pub batch_complete_max: u32,
     /// Once the queue is full, refill it only when this few are left in flight (`iodepth_low`).
     pub depth_low: u32,
     /// Stop issuing after this long (`runtime`, plus `ramp_time`).
@@ -194,7 +197,11 @@ struct Core<'a, C: Clock> {
     ramping: bool,
     slots: Vec<Slot>,
     free: Vec<u32>,
+    /// Queued and not yet sent to the engine.
     pending: Vec<u32>,
+    /// Queued since the last [`Core::commit`] (fio's `io_u_queued`): at least `pending.len()`,
+    /// more when a wait sent some without counting them.
+    batch_queued: u32,
     inflight: u32,
     last_done: u64,
     error: Option<(i32, String)>,
@@ -211,6 +218,11 @@ impl<C: Clock> Core<'_, C> {
     #[inline]
     fn now(&self) -> u64 {
         self.clock.now_ns()
+    }
+
+    /// The most completions one reap takes while the job runs.
+    fn reap_max(&self) -> usize {
+        self.cfg.batch_complete_max.max(self.cfg.batch_complete_min).max(1) as usize
     }
 
     fn flush_progress(&mut self) {
@@ -231,7 +243,23 @@ impl<C: Clock> Core<'_, C> {
         ZoneIo { dir: io.dir, offset: io.offset, len: io.len }
     }
 
+    /// fio's `td_io_commit`: count the I/Os queued since the last such commit at the depth now
+    /// (`io_u_mark_depth`), then send what is pending.
     fn commit(&mut self) {
+        if self.batch_queued > 0 && self.inflight > 0 && !self.ramping {
+            self.stats.queued(self.inflight, self.batch_queued);
+        }
+        self.batch_queued = 0;
+        self.send();
+    }
+
+    /// Send what is pending to the engine. Before a wait this alone is what fio does (its
+    /// `td_io_getevents` calls the engine's commit): those I/Os are not counted in the depth
+    /// distribution until the next [`Core::commit`] counts them, if one comes.
+    fn send(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
         let n = self.pending.len() as u32;
         if let Err(e) = self.engine.commit() {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
@@ -248,15 +276,15 @@ impl<C: Clock> Core<'_, C> {
             }
         }
         if !self.ramping {
-            self.stats.queued(self.inflight, n);
             self.stats.submitted(n);
         }
         self.pending.clear();
     }
 
-    /// Wait for at least `min` completions (0: take what is ready) and complete them.
-    async fn reap(&mut self, min: usize) {
-        let fetched = self.fetch(min).await;
+    /// Wait for at least `min` completions (0: take what is ready), take at most `max` (at least
+    /// `min`), and complete them.
+    async fn reap(&mut self, min: usize, max: usize) {
+        let fetched = self.fetch(min, max).await;
         self.complete_reaped();
         if let Err(e) = fetched {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
@@ -266,14 +294,16 @@ impl<C: Clock> Core<'_, C> {
         }
     }
 
-    /// Put at least `min` completions in `reaped` (fewer when the engine has no more to give):
-    /// `getevents`, and for an engine whose completions follow a timing model, which hands back
-    /// only what is done by now, sleep on the clock until its next event and ask again.
-    async fn fetch(&mut self, min: usize) -> std::io::Result<()> {
+    /// Put at least `min` and at most `max` completions in `reaped` (fewer when the engine has
+    /// no more to give): `getevents`, and for an engine whose completions follow a timing model,
+    /// which hands back only what is done by now, sleep on the clock until its next event and
+    /// ask again.
+    async fn fetch(&mut self, min: usize, max: usize) -> std::io::Result<()> {
         self.reaped.clear();
+        let max = max.max(min);
         loop {
             let have = self.reaped.len();
-            self.engine.getevents(min - have, &mut self.reaped)?;
+            self.engine.getevents(min - have, max - have, &mut self.reaped)?;
             if self.reaped.len() >= min {
                 return Ok(());
             }
@@ -387,12 +417,10 @@ impl<C: Clock> JobIo for Core<'_, C> {
     }
 
     async fn quiesce(&mut self) {
-        if !self.pending.is_empty() {
-            self.commit();
-        }
+        self.commit();
         while self.inflight > 0 {
             let before = self.inflight;
-            self.reap(1).await;
+            self.reap(1, self.reap_max()).await;
             if self.inflight == before {
                 if self.error.is_none() {
                     self.error = Some((libc::EIO, "io_u error: an in-flight I/O never completed".into()));
@@ -416,7 +444,7 @@ impl<C: Clock> JobIo for Core<'_, C> {
                         self.commit();
                     } else if self.inflight > 0 {
                         let before = self.inflight;
-                        self.reap(1).await;
+                        self.reap(1, self.reap_max()).await;
                         if self.inflight == before {
                             return -libc::EIO;
                         }
@@ -434,7 +462,7 @@ impl<C: Clock> JobIo for Core<'_, C> {
                     let _ = self.engine.commit();
                     while self.reset_result.is_none() {
                         let before = self.inflight;
-                        self.reap(1).await;
+                        self.reap(1, self.reap_max()).await;
                         if self.inflight == before {
                             return -libc::EIO;
                         }
@@ -513,6 +541,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 slots: vec![Slot::default(); depth as usize],
                 free: (0..depth).rev().collect(),
                 pending: Vec::with_capacity(depth as usize),
+                batch_queued: 0,
                 inflight: 0,
                 last_done: epoch_ns,
                 error: None,
@@ -571,9 +600,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                         self.filling = false;
                     }
                 }
-                if !self.core.pending.is_empty() {
-                    self.core.commit();
-                }
+                self.core.send();
                 if self.core.inflight == 0 {
                     if stop || self.exhausted {
                         break;
@@ -586,8 +613,17 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     || stop
                     || self.retry.is_some()
                     || self.core.error.is_some();
-                let min = if must_wait { self.core.cfg.batch_complete_min.max(1) as usize } else { 0 };
-                self.core.reap(min).await;
+                // fio's do_io: wait for iodepth_batch_complete_min when the queue is full, taking at
+                // most iodepth_batch_complete_max; at the end, wait for everything at once.
+                let (min, max) = if stop || self.exhausted {
+                    let all = self.core.inflight as usize;
+                    (all, all)
+                } else if must_wait {
+                    (self.core.cfg.batch_complete_min.max(1) as usize, self.core.reap_max())
+                } else {
+                    (0, self.core.reap_max())
+                };
+                self.core.reap(min, max).await;
             }
         }
         if let Some(r) = self.retry.take() {
@@ -757,7 +793,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             Queued::Queued | Queued::Busy => {
                 // An engine that is not really synchronous (a timed device): commit and wait.
                 let _ = self.core.engine.commit();
-                let _ = self.core.fetch(1).await;
+                let _ = self.core.fetch(1, 1).await;
                 self.core.reaped.first().map_or((-libc::EIO, None), |c| (c.result, Some(c.at_ns)))
             }
         };
@@ -808,9 +844,10 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     c.free.pop();
                     c.slots[tag as usize] = Slot { io: Some(io), start, issue: start, zone: issue.zone, reset: false };
                     c.pending.push(tag);
+                    c.batch_queued += 1;
                     c.inflight += 1;
                     self.count_issue(io.dir);
-                    if self.core.pending.len() >= batch {
+                    if self.core.batch_queued as usize >= batch {
                         self.core.commit();
                     }
                 }
@@ -836,7 +873,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                             self.core.stats.dropped_io(d);
                         }
                     } else {
+                        // fio requeues it and commits what is queued.
                         self.retry = Some(issue);
+                        self.core.commit();
                     }
                     return;
                 }
@@ -928,8 +967,8 @@ mod tests {
             self.submitted.extend(self.queued.drain(..));
             Ok(n)
         }
-        fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> std::io::Result<usize> {
-            let n = self.submitted.len().max(min.min(self.submitted.len()));
+        fn getevents(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> std::io::Result<usize> {
+            let n = self.submitted.len().min(max.max(min));
             for _ in 0..n {
                 let io = self.submitted.pop_front().unwrap();
                 let result = self.exec(&io);
@@ -948,6 +987,7 @@ mod tests {
             depth,
             batch_submit: 1,
             batch_complete_min: 1,
+            batch_complete_max: 1,
             depth_low: depth,
             deadline: None,
             ramp: Duration::ZERO,
@@ -962,13 +1002,17 @@ mod tests {
     }
 
     fn run(engine: &mut MemEngine, depth: u32, random: bool) -> (crate::stats::JobStats, LoopEnd) {
+        run_with(engine, cfg(depth), random)
+    }
+
+    fn run_with(engine: &mut MemEngine, cfg: LoopConfig, random: bool) -> (crate::stats::JobStats, LoopEnd) {
         let mut w = Workload::new(spec(random, 1 << 20));
         let mut st = ThreadStats::new(&StatsConfig::default());
         let lp = JobLoop::new(
             engine,
             &mut w,
             &mut st,
-            cfg(depth),
+            cfg,
             Arc::default(),
             Arc::default(),
             zonekit_blk::RealClock::new(),
@@ -992,6 +1036,31 @@ mod tests {
             assert!(e.data.chunks(512).all(|b| b.iter().any(|&x| x != 0)), "every block written");
             assert!(e.queued.is_empty() && e.submitted.is_empty(), "nothing left in flight");
         }
+    }
+
+    #[test]
+    fn depths_are_counted_as_fio_counts_them() {
+        // fio at iodepth=32 with its defaults (iodepth_batch 1, iodepth_batch_complete_max 1 as
+        // the minimum): the first 31 I/Os go at depths 1..31, every later one at 32, each reap
+        // takes one, and the last 31 are reaped together: `IO depths: 32=99.8%`,
+        // `complete: 4=100.0%, 32=0.1%` (fio 3.33, io_uring and libaio alike).
+        let mut e = MemEngine::new(false, 32, 1 << 20);
+        let (js, _) = run(&mut e, 32, true);
+        assert_eq!(js.io_u_map, [1, 2, 4, 8, 16, 256 - 31, 0]);
+        assert_eq!(js.io_u_submit, [0, 256, 0, 0, 0, 0, 0]);
+        assert_eq!(js.io_u_complete, [0, 256 - 31, 0, 0, 1, 0, 0]);
+        // iodepth_batch_complete_max bounds each reap; the queue refills to 32 after each.
+        let mut e = MemEngine::new(false, 32, 1 << 20);
+        let (js, _) = run_with(&mut e, LoopConfig { batch_complete_max: 8, ..cfg(32) }, true);
+        // 28 refills of 8 after the first 32; a 29th reap of 8 finds the workload done, and the
+        // last 24 are reaped together.
+        assert_eq!(js.io_u_complete, [0, 0, 29, 0, 1, 0, 0]);
+        assert_eq!(js.io_u_map, [1, 2, 4, 8, 16 + 7 * 28, 1 + 28, 0]);
+        // Batched submission: each batch is counted at the depth it brings the queue to.
+        let mut e = MemEngine::new(false, 32, 1 << 20);
+        let (js, _) = run_with(&mut e, LoopConfig { batch_submit: 8, batch_complete_max: 8, ..cfg(32) }, true);
+        assert_eq!(js.io_u_map, [0, 0, 0, 8, 16, 256 - 24, 0], "batches at depths 8, 16, 24, then 32");
+        assert_eq!(js.io_u_submit[2], 256 / 8);
     }
 
     #[test]

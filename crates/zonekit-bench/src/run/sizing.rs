@@ -261,6 +261,7 @@ pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopC
         depth: opts.iodepth.max(1),
         batch_submit: opts.iodepth_batch_submit.max(1),
         batch_complete_min: opts.iodepth_batch_complete_min.max(1),
+        batch_complete_max: opts.iodepth_batch_complete_max.max(opts.iodepth_batch_complete_min).max(1),
         // fio: iodepth_low defaults to iodepth (0 means the same).
         depth_low: if opts.iodepth_low == 0 { opts.iodepth.max(1) } else { opts.iodepth_low.min(opts.iodepth.max(1)) },
         deadline,

@@ -7,8 +7,8 @@
 //! run unchanged against an emulated drive.
 //!
 //! A device without a timing model serves its commands in submission order, at commit, and hands
-//! them back one by one: `getevents(min)` returns the `min` oldest completions (none when `min`
-//! is 0), as a device whose completions arrive one after the other. A job at `iodepth=N` thus
+//! them back one by one: `getevents(min, max)` returns the `min` oldest completions (none when
+//! `min` is 0), as a device whose completions arrive one after the other. A job at `iodepth=N` thus
 //! keeps N commands in flight, as it does on a real disk (fio's `IO depths 8=99.8%` at N = 8).
 //! Each completion is stamped with the engine's clock when it is handed back. Zone resets run
 //! inline (`queue` completes them once nothing waits for a commit), as trims do on fio's
@@ -16,7 +16,8 @@
 //!
 //! A device with a timing model ([`DeviceTiming`], one per device per run, shared by every engine
 //! that uses the device) takes each command at commit on the engine's clock and completes it when
-//! its model says: `getevents` hands back what has completed by the clock's time, and
+//! its model says: `getevents` hands back what has completed by the clock's time (at most `max`;
+//! the rest, with their times, at the next call), and
 //! [`Engine::next_event`] says when to look again (the caller sleeps until then: in simulated
 //! time the scheduler jumps there; in real time the thread sleeps, which paces the job at the
 //! drive's speed). Synchronous jobs queue every command and wait for it the same way; zone
@@ -80,6 +81,9 @@ pub struct DeviceEngine<C: Clock = RealClock> {
     counts: Vec<DiskCounts>,
     /// I/Os committed to timed devices and not yet reaped.
     timed_in_flight: usize,
+    /// Completed by timed devices and taken from their queues, not yet reaped (beyond a
+    /// `getevents`'s `max`), with the model's completion times.
+    timed_done: VecDeque<Completion>,
     scratch: Vec<Finished>,
 }
 
@@ -116,6 +120,7 @@ impl<C: Clock> DeviceEngine<C> {
             clock: config.clock,
             counts,
             timed_in_flight: 0,
+            timed_done: VecDeque::with_capacity(depth),
             scratch: Vec::with_capacity(depth),
         })
     }
@@ -271,12 +276,17 @@ impl<C: Clock> Engine for DeviceEngine<C> {
         if self.timed_in_flight == 0 {
             return None;
         }
-        self.queues.iter().filter(|(q, _)| q.is_timed()).filter_map(|(q, _)| q.next_event()).min()
+        let queued = self.queues.iter().filter(|(q, _)| q.is_timed()).filter_map(|(q, _)| q.next_event()).min();
+        match self.timed_done.front() {
+            Some(c) => Some(queued.map_or(c.at_ns, |t| t.min(c.at_ns))),
+            None => queued,
+        }
     }
 
-    fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+    fn getevents(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+        let max = max.max(min).max(1);
         let mut got = 0;
-        if self.timed_in_flight > 0 {
+        if self.timed_in_flight > self.timed_done.len() {
             let now = self.clock.now_ns();
             let mut scratch = std::mem::take(&mut self.scratch);
             scratch.clear();
@@ -287,14 +297,19 @@ impl<C: Clock> Engine for DeviceEngine<C> {
             }
             for f in &scratch {
                 self.account(f);
-                self.in_flight[f.tag as usize] = false;
-                out.push(Completion { tag: f.tag, result: f.result, at_ns: f.at_ns });
+                self.timed_done.push_back(Completion { tag: f.tag, result: f.result, at_ns: f.at_ns });
             }
-            got += scratch.len();
-            self.timed_in_flight -= scratch.len();
             self.scratch = scratch;
         }
-        let n = min.saturating_sub(got).min(self.ready.len());
+        while got < max
+            && let Some(c) = self.timed_done.pop_front()
+        {
+            self.in_flight[c.tag as usize] = false;
+            self.timed_in_flight -= 1;
+            out.push(c);
+            got += 1;
+        }
+        let n = min.saturating_sub(got).min(self.ready.len()).min(max - got);
         if n == 0 {
             return Ok(got);
         }
@@ -349,10 +364,10 @@ mod tests {
         assert_eq!(e.queue(&io(0, Ddir::Write, 0, 4096)), Queued::Busy, "slot 0 is in flight");
         assert_eq!(e.commit().unwrap(), 4);
         let mut out = Vec::new();
-        assert_eq!(e.getevents(0, &mut out).unwrap(), 0, "nothing without waiting");
-        assert_eq!(e.getevents(1, &mut out).unwrap(), 1);
-        assert_eq!(e.getevents(2, &mut out).unwrap(), 2);
-        assert_eq!(e.getevents(8, &mut out).unwrap(), 1, "capped at what was committed");
+        assert_eq!(e.getevents(0, usize::MAX, &mut out).unwrap(), 0, "nothing without waiting");
+        assert_eq!(e.getevents(1, usize::MAX, &mut out).unwrap(), 1);
+        assert_eq!(e.getevents(2, usize::MAX, &mut out).unwrap(), 2);
+        assert_eq!(e.getevents(8, usize::MAX, &mut out).unwrap(), 1, "capped at what was committed");
         assert_eq!(
             out.iter().map(|c| (c.tag, c.result)).collect::<Vec<_>>(),
             [(0, 4096), (1, 4096), (2, 4096), (3, 4096)]
@@ -365,7 +380,7 @@ mod tests {
         // Read back what slot 2 wrote.
         assert_eq!(e.queue(&io(2, Ddir::Read, zone + 8192, 4096)), Queued::Queued);
         e.commit().unwrap();
-        e.getevents(1, &mut out).unwrap();
+        e.getevents(1, usize::MAX, &mut out).unwrap();
         assert!(e.buffer(2)[..4096].iter().all(|&b| b == 3));
         assert_eq!(e.disk_counts()[0].ios, [1, 4], "the read counts");
     }
@@ -469,18 +484,18 @@ mod tests {
             }
             e.commit().unwrap();
             let mut out = Vec::new();
-            assert_eq!(e.getevents(1, &mut out).unwrap(), 0, "nothing is done at time 0");
+            assert_eq!(e.getevents(1, usize::MAX, &mut out).unwrap(), 0, "nothing is done at time 0");
             while out.len() < 4 {
                 let t = e.next_event().expect("in flight");
                 c2.sleep_until(t).await;
-                e.getevents(1, &mut out).unwrap();
+                e.getevents(1, usize::MAX, &mut out).unwrap();
             }
             assert_eq!(e.next_event(), None);
             // A reset is a command too, queued when nothing else waits for a commit.
             assert_eq!(e.queue(&io(0, Ddir::ZoneReset, zone, zone as u32)), Queued::Queued);
             e.commit().unwrap();
             c2.sleep_until(e.next_event().unwrap()).await;
-            e.getevents(1, &mut out).unwrap();
+            e.getevents(1, usize::MAX, &mut out).unwrap();
             (out, e.disk_counts()[0])
         }) as crate::sim::Task<'static, (Vec<Completion>, DiskCounts)>;
         let (out, counts) = Scheduler::new(clock.clone()).run(vec![task], |_| {}).pop().flatten().unwrap();
@@ -494,6 +509,36 @@ mod tests {
         assert_eq!(counts.ios, [0, 4]);
         assert_eq!(counts.ticks_ns[1], 1_080 + 3 * 1_240, "each from its sending to the device to completion");
         assert_eq!(timing.busy_ns(), 3_320);
+    }
+
+    #[test]
+    fn a_timed_device_hands_back_at_most_max_keeping_the_models_times() {
+        use crate::sim::{Scheduler, SimClock};
+        let dev = device("zbc-small");
+        let zone = dev.info().geometry.zone_size * 512;
+        let timing = queue(&dev, Some(Box::new(Fifo::new(1_000, 10))));
+        let clock = SimClock::new();
+        let cfg = DeviceEngineConfig { depth: 4, buffer_size: 65536, sync: false, clock: clock.clone() };
+        let mut e = DeviceEngine::new(vec![timing], cfg).unwrap();
+        let c2 = clock.clone();
+        let task = Box::pin(async move {
+            for t in 0..4 {
+                assert_eq!(e.queue(&io(t, Ddir::Write, zone + u64::from(t) * 4096, 4096)), Queued::Queued);
+            }
+            e.commit().unwrap();
+            c2.sleep_until(10_000).await;
+            let mut out = Vec::new();
+            assert_eq!(e.getevents(1, 2, &mut out).unwrap(), 2);
+            // The other two are done already: the next event is now.
+            assert_eq!(e.next_event(), Some(2_320));
+            assert_eq!(e.getevents(0, 1, &mut out).unwrap(), 1);
+            assert_eq!(e.getevents(1, 8, &mut out).unwrap(), 1);
+            assert_eq!(e.next_event(), None);
+            out
+        }) as crate::sim::Task<'static, Vec<Completion>>;
+        let out = Scheduler::new(clock).run(vec![task], |_| {}).pop().flatten().unwrap();
+        let times: Vec<u64> = out.iter().map(|c| c.at_ns).collect();
+        assert_eq!(times, [1_080, 2_320, 2_320, 2_320]);
     }
 
     /// Real-time pacing: each completion is handed back no earlier than its model time, and
@@ -515,7 +560,7 @@ mod tests {
             e.commit().unwrap();
             let mut out = Vec::new();
             loop {
-                e.getevents(1, &mut out).unwrap();
+                e.getevents(1, usize::MAX, &mut out).unwrap();
                 if let Some(c) = out.first() {
                     let now = clock.now_ns();
                     assert!(now >= c.at_ns, "handed back at {now} before its time {}", c.at_ns);

@@ -76,9 +76,9 @@ impl Engine for LibaioEngine {
     }
 
     #[inline]
-    fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+    fn getevents(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
         let from = out.len();
-        let n = self.aio.getevents(min, out)?;
+        let n = self.aio.getevents(min, max, out)?;
         stamp(out, from, &self.clock);
         Ok(n)
     }

@@ -168,10 +168,13 @@ pub trait Engine: Send {
     /// Send every queued I/O to the kernel; returns how many were sent.
     fn commit(&mut self) -> io::Result<usize>;
 
-    /// Wait for at least `min` completions (0: take what is ready), append them to `out`; returns
-    /// how many were appended. `min` is capped at the number of I/Os committed and not yet reaped,
-    /// so this never waits for an I/O that was not committed.
-    fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize>;
+    /// Wait for at least `min` completions (0: take what is ready) and take at most `max` of
+    /// them (fio's `iodepth_batch_complete_max`; a `max` below `min` counts as `min`), append them
+    /// to `out`; returns how many were appended. `min` is capped at the number of I/Os committed
+    /// and not yet reaped, so this never waits for an I/O that was not committed. Completions
+    /// beyond `max` stay with the engine for a later call, except in the engines that complete
+    /// I/Os at commit (`null`, `vsync`), which hand back all of them, as fio's do.
+    fn getevents(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize>;
 
     /// What the devices this engine serves in process did, per file of its table, as the
     /// kernel counts it in `/sys/block/<dev>/stat` (empty for engines over the kernel, whose

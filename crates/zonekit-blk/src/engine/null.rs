@@ -78,7 +78,7 @@ impl Engine for NullEngine {
         Ok(self.events.len())
     }
 
-    fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+    fn getevents(&mut self, min: usize, _max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
         let from = out.len();
         let n = hand_back(min, &mut self.events, &mut self.in_flight, out);
         stamp(out, from, &self.clock);

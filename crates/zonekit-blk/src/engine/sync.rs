@@ -149,7 +149,7 @@ impl Engine for SyncEngine {
         Ok(0)
     }
 
-    fn getevents(&mut self, _min: usize, _out: &mut Vec<Completion>) -> io::Result<usize> {
+    fn getevents(&mut self, _min: usize, _max: usize, _out: &mut Vec<Completion>) -> io::Result<usize> {
         Ok(0)
     }
 }
@@ -277,7 +277,7 @@ impl Engine for Vsync {
         Ok(n)
     }
 
-    fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+    fn getevents(&mut self, min: usize, _max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
         let from = out.len();
         let n = hand_back(min, &mut self.events, &mut self.in_flight, out);
         stamp(out, from, &self.clock);

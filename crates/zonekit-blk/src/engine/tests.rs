@@ -81,14 +81,14 @@ fn run(e: &mut dyn Engine, io: Io) -> i32 {
             Queued::Busy => {
                 e.commit().unwrap();
                 let mut out = Vec::new();
-                e.getevents(1, &mut out).unwrap();
+                e.getevents(1, usize::MAX, &mut out).unwrap();
             }
         }
     }
     e.commit().unwrap();
     let mut out = Vec::new();
     loop {
-        e.getevents(1, &mut out).unwrap();
+        e.getevents(1, usize::MAX, &mut out).unwrap();
         if let Some(c) = out.iter().find(|c| c.tag == io.tag) {
             return c.result;
         }
@@ -265,7 +265,7 @@ fn async_engines_answer_busy_when_full() {
         let mut out = Vec::new();
         let mut n = 0;
         while n < 4 {
-            n += e.getevents(4 - n, &mut out).unwrap();
+            n += e.getevents(4 - n, usize::MAX, &mut out).unwrap();
         }
         assert_eq!(n, 4);
         let mut tags: Vec<u32> = out.iter().map(|c| c.tag).collect();
@@ -275,7 +275,7 @@ fn async_engines_answer_busy_when_full() {
         assert_eq!(e.queue(&io(0, Ddir::Write, 65536, 4096)), Queued::Queued, "{name}: room again");
         e.commit().unwrap();
         out.clear();
-        assert_eq!(e.getevents(1, &mut out).unwrap(), 1);
+        assert_eq!(e.getevents(1, usize::MAX, &mut out).unwrap(), 1);
     }
 }
 
@@ -294,8 +294,8 @@ fn vsync_merges_contiguous_ios_and_is_busy_otherwise() {
     assert_eq!(e.queue(&io(3, Ddir::Sync, 0, 0)), Queued::Busy);
     assert_eq!(e.commit().unwrap(), 3);
     let mut out = Vec::new();
-    assert_eq!(e.getevents(0, &mut out).unwrap(), 0, "as fio: nothing when not waiting");
-    assert_eq!(e.getevents(1, &mut out).unwrap(), 3);
+    assert_eq!(e.getevents(0, usize::MAX, &mut out).unwrap(), 0, "as fio: nothing when not waiting");
+    assert_eq!(e.getevents(1, usize::MAX, &mut out).unwrap(), 3);
     let f = std::fs::File::open(&path).unwrap();
     let mut b = vec![0u8; 12288];
     f.read_exact_at(&mut b, 8192).unwrap();
@@ -308,7 +308,7 @@ fn vsync_merges_contiguous_ios_and_is_busy_otherwise() {
     }
     e.commit().unwrap();
     out.clear();
-    e.getevents(3, &mut out).unwrap();
+    e.getevents(3, usize::MAX, &mut out).unwrap();
     let results: Vec<i32> = out.iter().map(|c| c.result).collect();
     assert_eq!(results, [4096, 6000 - 4096, 0]);
 }
@@ -328,12 +328,40 @@ fn getevents_waits_for_min_and_caps_it() {
         }
         assert_eq!(e.commit().unwrap(), 8);
         let mut out = Vec::new();
-        let got = e.getevents(6, &mut out).unwrap();
+        let got = e.getevents(6, usize::MAX, &mut out).unwrap();
         assert!(got >= 6 && got == out.len(), "{kind:?}: {got}");
         // Asking for more than are in flight returns the rest instead of waiting forever.
-        let got2 = e.getevents(100, &mut out).unwrap();
+        let got2 = e.getevents(100, usize::MAX, &mut out).unwrap();
         assert_eq!(got + got2, 8, "{kind:?}");
-        assert_eq!(e.getevents(5, &mut out).unwrap(), 0, "{name}: nothing in flight");
+        assert_eq!(e.getevents(5, usize::MAX, &mut out).unwrap(), 0, "{name}: nothing in flight");
+    }
+}
+
+#[test]
+fn getevents_takes_at_most_max() {
+    // fio's iodepth_batch_complete_max: the kernel engines leave what is beyond `max` for the
+    // next call; `vsync` (and `null`) hand back everything they completed at commit, as fio's.
+    let s = Scratch::new("/dev/shm").unwrap();
+    for (v, kind) in variants().into_iter().enumerate() {
+        let name = kind.name();
+        let path = s.path(&format!("max-{name}-{v}"));
+        let mut e = make(kind, 8, vec![open_rw(&path, 1 << 20, false)]);
+        if e.is_sync() || name == "vsync" {
+            continue;
+        }
+        for tag in 0..8 {
+            assert_eq!(e.queue(&io(tag, Ddir::Write, u64::from(tag) * 4096, 4096)), Queued::Queued);
+        }
+        assert_eq!(e.commit().unwrap(), 8);
+        let mut out = Vec::new();
+        assert_eq!(e.getevents(1, 1, &mut out).unwrap(), 1, "{kind:?}");
+        assert_eq!(e.getevents(2, 2, &mut out).unwrap(), 2, "{kind:?}");
+        // A max below min counts as min.
+        assert_eq!(e.getevents(3, 1, &mut out).unwrap(), 3, "{kind:?}");
+        assert_eq!(e.getevents(2, 8, &mut out).unwrap(), 2, "{kind:?}: what is left");
+        let mut tags: Vec<u32> = out.iter().map(|c| c.tag).collect();
+        tags.sort_unstable();
+        assert_eq!(tags, (0..8).collect::<Vec<_>>(), "{kind:?}: each completion once");
     }
 }
 
@@ -353,8 +381,8 @@ fn null_engine_follows_fio() {
     // Completions not reaped yet: fio's null answers Busy.
     assert_eq!(e.queue(&io(0, Ddir::Read, 0, 512)), Queued::Busy);
     let mut out = Vec::new();
-    assert_eq!(e.getevents(0, &mut out).unwrap(), 0);
-    assert_eq!(e.getevents(1, &mut out).unwrap(), 4);
+    assert_eq!(e.getevents(0, usize::MAX, &mut out).unwrap(), 0);
+    assert_eq!(e.getevents(1, usize::MAX, &mut out).unwrap(), 4);
     assert!(out.iter().all(|c| c.result == 512));
     assert_eq!(e.queue(&io(0, Ddir::Read, 0, 512)), Queued::Queued);
 }

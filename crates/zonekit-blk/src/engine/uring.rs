@@ -116,9 +116,9 @@ impl Engine for UringEngine {
     }
 
     #[inline]
-    fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+    fn getevents(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
         let from = out.len();
-        let n = self.ring.getevents(min, out)?;
+        let n = self.ring.getevents(min, max, out)?;
         stamp(out, from, &self.clock);
         Ok(n)
     }

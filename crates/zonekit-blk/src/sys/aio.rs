@@ -233,8 +233,9 @@ impl Aio {
         out.push(Completion::new(tag as u32, ev.res as i32));
     }
 
-    /// Take completions from the ring mapped at the context address, without a system call.
-    fn user_reap(&mut self, out: &mut Vec<Completion>) -> Option<usize> {
+    /// Take completions from the ring mapped at the context address, without a system call, at
+    /// most `max`.
+    fn user_reap(&mut self, max: usize, out: &mut Vec<Completion>) -> Option<usize> {
         let ring = self.ctx as *mut AioRing;
         // SAFETY: the kernel maps a struct aio_ring at the context address for the life of the
         // context; the header fields read here are only written by io_setup.
@@ -250,7 +251,7 @@ impl Aio {
             unsafe { (AtomicU32::from_ptr(&raw mut (*ring).head), AtomicU32::from_ptr(&raw mut (*ring).tail)) };
         let mut n = 0;
         let mut h = head.load(Ordering::Relaxed);
-        while h != tail.load(Ordering::Acquire) && h < nr {
+        while n < max && h != tail.load(Ordering::Acquire) && h < nr {
             // SAFETY: events[0..nr] follow the header in the mapping; h < nr.
             let ev = unsafe { ring.cast::<u8>().add(hdr as usize).cast::<IoEvent>().add(h as usize).read_volatile() };
             h = (h + 1) % nr;
@@ -262,11 +263,15 @@ impl Aio {
     }
 
     /// Reap completions into `out` until at least `min` were taken (at most the number
-    /// outstanding); with `min == 0` takes what is ready. Returns how many were taken.
-    pub fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+    /// outstanding), and at most `max` (at least `min`); with `min == 0` takes what is ready.
+    /// Returns how many were taken.
+    pub fn getevents(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
         let min = min.min(self.in_kernel as usize);
+        let limit = max.max(min).max(1);
         let mut got = 0;
-        for c in std::mem::take(&mut self.refused) {
+        let k = self.refused.len().min(limit);
+        let refused: Vec<Completion> = self.refused.drain(..k).collect();
+        for c in refused {
             if let Some(b) = self.busy.get_mut(c.tag as usize) {
                 *b = false;
             }
@@ -276,13 +281,13 @@ impl Aio {
         }
         if min == 0
             && self.userspace_reap
-            && let Some(n) = self.user_reap(out)
+            && let Some(n) = self.user_reap(limit - got, out)
         {
             return Ok(got + n);
         }
         loop {
             let want = min.saturating_sub(got);
-            let max = self.in_kernel as usize;
+            let max = (self.in_kernel as usize).min(limit - got);
             if max == 0 || (want == 0 && got > 0) {
                 return Ok(got);
             }

@@ -278,11 +278,12 @@ impl Ring {
         Ok(sent)
     }
 
-    /// Move every completion in the CQ ring to `out`; returns how many.
+    /// Move the completions in the CQ ring to `out`, at most `max` (the others stay in the ring);
+    /// returns how many.
     #[inline]
-    pub fn reap(&mut self, out: &mut Vec<Completion>) -> usize {
+    pub fn reap(&mut self, max: usize, out: &mut Vec<Completion>) -> usize {
         let mut n = 0;
-        for cqe in self.ring.completion() {
+        for cqe in self.ring.completion().take(max) {
             let tag = cqe.user_data() as usize;
             if let Some(b) = self.busy.get_mut(tag) {
                 *b = false;
@@ -295,10 +296,12 @@ impl Ring {
     }
 
     /// Reap completions into `out` until at least `min` were taken (at most the number in the
-    /// kernel), waiting in `io_uring_enter` as needed; returns how many were taken.
-    pub fn getevents(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+    /// kernel), and at most `max` (at least `min`), waiting in `io_uring_enter` as needed; returns
+    /// how many were taken.
+    pub fn getevents(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
         let min = min.min(self.in_kernel as usize);
-        let mut got = self.reap(out);
+        let max = max.max(min).max(1);
+        let mut got = self.reap(max, out);
         if got == 0 && min == 0 && self.in_kernel > 0 {
             // Nothing visible: completions may still wait as deferred task work (or need polling).
             let deferred = self.setup.iopoll || self.ring.submission().taskrun();
@@ -308,7 +311,7 @@ impl Ring {
                     Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR | libc::EAGAIN | libc::EBUSY)) => {}
                     Err(e) => return Err(e),
                 }
-                got += self.reap(out);
+                got += self.reap(max, out);
             }
         }
         while got < min {
@@ -317,7 +320,7 @@ impl Ring {
                 Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR | libc::EAGAIN | libc::EBUSY)) => {}
                 Err(e) => return Err(e),
             }
-            got += self.reap(out);
+            got += self.reap(max - got, out);
         }
         Ok(got)
     }
@@ -335,7 +338,7 @@ impl Ring {
                 return false;
             }
             let want = self.in_kernel as usize;
-            if self.getevents(want, &mut sink).is_err() {
+            if self.getevents(want, want, &mut sink).is_err() {
                 return false;
             }
             sink.clear();
