@@ -73,6 +73,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         OutputFormats { normal: f.normal, json: f.json || f.json_plus, json_plus: f.json_plus, terse: f.terse };
     let settings = RunSettings {
         formats,
+        terse_version: Some(inv.terse_version),
         eta: match inv.eta {
             Eta::Auto => EtaMode::Auto,
             Eta::Always => EtaMode::Always,

@@ -136,3 +136,29 @@ fn unwritable_logs_and_output_stop_the_run_before_it_starts() {
     assert!(stderr(&o).starts_with("zonekit: /proc/nope/out: cannot create the output file:"), "{}", stderr(&o));
     assert!(stdout(&o).is_empty());
 }
+
+#[test]
+fn terse_versions_print_their_own_fields() {
+    // fio 3.33 on the same job (a read job, no disk statistics): 161 fields in version 2
+    // (no fio version, trims), 121 in 3, 162 in 4 (trims), 180 in 5 (bw samples and IOPS).
+    let dir = tempfile::tempdir().unwrap();
+    for (v, fields) in [(2, 161), (3, 121), (4, 162), (5, 180)] {
+        let o = bench_in(
+            dir.path(),
+            &[
+                "--name=t",
+                "--filename=data",
+                "--size=1m",
+                "--rw=randread",
+                "--disk_util=0",
+                "--minimal",
+                &format!("--terse-version={v}"),
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let line = stdout(&o);
+        let f: Vec<&str> = line.trim_end().split(';').collect();
+        assert_eq!((f[0], f.len()), (v.to_string().as_str(), fields), "version {v}: {line}");
+        assert_eq!(f[1] == "t", v == 2, "only version 2 has no fio version field: {line}");
+    }
+}

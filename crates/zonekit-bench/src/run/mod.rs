@@ -63,6 +63,8 @@ pub enum EtaMode {
 pub struct RunSettings {
     /// `--output-format`.
     pub formats: OutputFormats,
+    /// `--terse-version` (2 to 5; `None`: fio's default, 3).
+    pub terse_version: Option<u32>,
     /// `--eta`.
     pub eta: EtaMode,
     /// `--eta-newline`: start a new status line this often.
@@ -177,6 +179,7 @@ pub(crate) struct Monitor {
     eta: bool,
     status_interval: Option<Duration>,
     formats: OutputFormats,
+    terse_version: u32,
     line: EtaLine,
     last_status_ms: u64,
     last_eta_ms: u64,
@@ -232,6 +235,7 @@ fn status_report(m: &Monitor, elapsed_sec: u64, wait: bool) {
         return;
     }
     let mut report = RunReport::new(build_reports(&m.clones, &entries, elapsed_sec as i64), Vec::new());
+    report.terse_version = m.terse_version;
     report.stamp_now();
     let text = crate::output::render(&report, m.formats);
     if let Ok(mut w) = m.out.lock() {
@@ -255,6 +259,7 @@ impl Monitor {
             eta,
             status_interval: settings.status_interval,
             formats: settings.formats,
+            terse_version: settings.terse_version.unwrap_or(3),
             line: EtaLine::new(settings.eta_newline.map(|d| d.as_millis() as u64)),
             last_status_ms: 0,
             last_eta_ms: 0,
@@ -805,6 +810,7 @@ pub fn execute(
         ));
     }
     let mut report = RunReport::new(reports, disk_reports);
+    report.terse_version = settings.terse_version.unwrap_or(3);
     report.clock = clock_plan.report();
     report.stamp_now();
     report.global_options = settings.global_options.clone();
