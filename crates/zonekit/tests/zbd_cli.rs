@@ -531,24 +531,18 @@ fn zone_mode_validation_is_fios() {
     }
 }
 
-fn have_fio() -> bool {
+/// Panics unless fio runs: a comparison with fio must never pass without it.
+fn require_fio() {
     let ok = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(std::env::var("ZONEKIT_REQUIRE_FIO").is_err(), "fio is required (ZONEKIT_REQUIRE_FIO is set)");
-        eprintln!("fio not installed: skipping the comparison");
-    }
-    ok
+    assert!(ok, "fio is not installed (apt-get install fio): this test compares zonekit with it");
 }
 
-#[test]
 fn zone_mode_validation_matches_fio_on_regular_files() {
     // The same command lines through fio 3.33: the same exit code, lines and surviving jobs,
     // with `fio` for `zonekit`. One difference is normalised: fio prints a job's runtime
     // `pid=…, err=…` line on standard output as the job ends, zonekit on standard error after
     // the report.
-    if !have_fio() {
-        return;
-    }
+    require_fio();
     let t = Targets::new();
     for c in CASES.iter().filter(|c| c.as_fio) {
         t.reset_files();
@@ -683,5 +677,15 @@ mod fuzz {
                 prop_assert!(!all.trim().is_empty(), "{:?}: a failure without a word", a);
             }
         }
+    }
+}
+
+/// The tests that need a tool besides Rust: ignored by a plain `cargo test`, run by
+/// `scripts/test.sh`, and failing there when the tool is missing.
+mod needs_tools {
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn zone_mode_validation_matches_fio_on_regular_files() {
+        super::zone_mode_validation_matches_fio_on_regular_files();
     }
 }

@@ -4,18 +4,16 @@
 //! fio-compatibility round brings fio's generators). The jobs are listed in `testdata/zbd-vs-fio.txt`;
 //! `bench/zbd-vs-fio.sh` prints the same comparison as a table.
 //!
-//! Needs `fio`; without it the test says so and passes, unless `ZONEKIT_REQUIRE_FIO=1` (CI sets it).
+//! Needs `fio`: the test is `#[ignore]`d for a plain `cargo test`; `scripts/test.sh` runs it and it
+//! fails without fio.
 
 use std::path::Path;
 use std::process::Command;
 
-fn have_fio() -> bool {
+/// Panics unless fio runs: a comparison with fio must never pass without it.
+fn require_fio() {
     let ok = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(std::env::var("ZONEKIT_REQUIRE_FIO").is_err(), "fio is required (ZONEKIT_REQUIRE_FIO is set)");
-        eprintln!("fio not installed: skipping the comparison");
-    }
-    ok
+    assert!(ok, "fio is not installed (apt-get install fio): this test compares zonekit with it");
 }
 
 /// What a run's normal output says: per job block, issued (read, write, trim) and zone resets.
@@ -70,11 +68,8 @@ fn compare(file: &Path, args: &str) {
     );
 }
 
-#[test]
 fn zoned_jobs_match_fio() {
-    if !have_fio() {
-        return;
-    }
+    require_fio();
     let base = if Path::new("/dev/shm").is_dir() { "/dev/shm" } else { "/tmp" };
     let dir = tempfile::tempdir_in(base).unwrap();
     let file = dir.path().join("zoned.img");
@@ -84,5 +79,15 @@ fn zoned_jobs_match_fio() {
     assert!(cases.len() >= 10, "cases read: {}", cases.len());
     for case in cases {
         compare(&file, case);
+    }
+}
+
+/// The tests that need a tool besides Rust: ignored by a plain `cargo test`, run by
+/// `scripts/test.sh`, and failing there when the tool is missing.
+mod needs_tools {
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn zoned_jobs_match_fio() {
+        super::zoned_jobs_match_fio();
     }
 }
