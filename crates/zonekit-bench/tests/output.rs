@@ -5,6 +5,8 @@
 //! run to run anyway (pid, the report time of each job block, `jobs=N`, the error text) are taken
 //! from fio's normal text, and zonekit's terse, JSON and normal texts must equal fio's.
 
+mod common;
+use common::parse_json;
 use std::path::PathBuf;
 
 use zonekit_bench::output::json::Json;
@@ -51,7 +53,7 @@ fn recorded() -> Vec<Recorded> {
 
 /// The report of a recorded run, with pid, time, `jobs=` and error text from fio's normal text.
 fn report_of(r: &Recorded) -> RunReport {
-    let doc = Json::parse(r.json.trim_end()).unwrap();
+    let doc = parse_json(r.json.trim_end()).unwrap();
     let mut report = RunReport::from_fio_json(&doc).unwrap();
     assert_eq!(report.version, "fio-3.33");
     let mut blocks = r.normal.lines().filter(|l| l.contains(": (groupid=") && l.contains(", jobs="));
@@ -100,8 +102,8 @@ fn json_plus_output_equals_fio() {
 fn plain_json_drops_only_the_bins() {
     for r in recorded() {
         let report = report_of(&r);
-        let plus = Json::parse(&json_out::render(&report, true)).unwrap();
-        let plain = Json::parse(&json_out::render(&report, false)).unwrap();
+        let plus = parse_json(&json_out::render(&report, true)).unwrap();
+        let plain = parse_json(&json_out::render(&report, false)).unwrap();
         assert_eq!(strip_bins(plus), plain, "{}", r.name);
     }
 }

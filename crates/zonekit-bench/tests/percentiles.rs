@@ -3,6 +3,8 @@
 //! histogram, and the percentiles zonekit computes must equal the ones fio printed for that run,
 //! for every percentile of every latency kind of every direction.
 
+mod common;
+use common::parse_json;
 use std::path::PathBuf;
 
 use zonekit_bench::output::json::Json;
@@ -16,7 +18,7 @@ fn testdata() -> PathBuf {
 fn json_of(text: &str) -> Option<Json> {
     let start = text.find("\n{\n").map(|i| i + 1).or_else(|| text.starts_with("{\n").then_some(0))?;
     let end = text[start..].find("\n}\n")? + start + 2;
-    Some(Json::parse(&text[start..end]).expect("recorded JSON parses"))
+    Some(parse_json(&text[start..end]).expect("recorded JSON parses"))
 }
 
 #[test]

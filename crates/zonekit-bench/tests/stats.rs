@@ -6,6 +6,8 @@
 //! files byte for byte. Plus the recording rules that logs cannot show: interval samples,
 //! `group_reporting` merges, depth buckets.
 
+mod common;
+use common::parse_json;
 use std::path::{Path, PathBuf};
 
 use zonekit_bench::output::json::Json;
@@ -43,7 +45,7 @@ fn json_of(path: &Path) -> Json {
     let text = std::fs::read_to_string(path).unwrap();
     let start = text.find("\n{\n").unwrap() + 1;
     let end = text[start..].find("\n}\n").unwrap() + start + 2;
-    Json::parse(&text[start..end]).unwrap()
+    parse_json(&text[start..end]).unwrap()
 }
 
 const MS: u64 = 1_000_000;

@@ -1,6 +1,7 @@
 //! fio's JSON document model (json.c): ordered objects, integers, `%f` floats and strings, printed
-//! exactly as fio prints them (two spaces per level, `"key" : value`, `,\n` between members), and
-//! a reader for fio's own documents (order kept, so a recorded run loads as it was printed).
+//! exactly as fio prints them (two spaces per level, `"key" : value`, `,\n` between members),
+//! which `serde_json` does not do. Reading fio's documents back (the tests' recorded runs) is
+//! `serde_json`'s job.
 
 /// A JSON value as fio's json.c builds it.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,19 +114,6 @@ impl Json {
         print_value(self, 0, &mut out);
         out
     }
-
-    /// Parses a JSON document (fio's output or any plain JSON). Integers without a fraction or
-    /// exponent become [`Json::Int`], other numbers [`Json::Float`]; `true`/`false`/`null` become
-    /// integers 1/0/0 (fio never prints them).
-    pub fn parse(text: &str) -> Result<Json, String> {
-        let mut p = Parser { s: text.as_bytes(), i: 0 };
-        let v = p.value()?;
-        p.ws();
-        if p.i != p.s.len() {
-            return Err(format!("trailing text at byte {}", p.i));
-        }
-        Ok(v)
-    }
 }
 
 fn indent(level: usize, out: &mut String) {
@@ -183,148 +171,6 @@ fn print_value(v: &Json, level: usize, out: &mut String) {
     }
 }
 
-struct Parser<'a> {
-    s: &'a [u8],
-    i: usize,
-}
-
-impl Parser<'_> {
-    fn ws(&mut self) {
-        while self.i < self.s.len() && self.s[self.i].is_ascii_whitespace() {
-            self.i += 1;
-        }
-    }
-
-    fn err<T>(&self, what: &str) -> Result<T, String> {
-        Err(format!("{what} at byte {}", self.i))
-    }
-
-    fn value(&mut self) -> Result<Json, String> {
-        self.ws();
-        match self.s.get(self.i) {
-            Some(b'{') => {
-                self.i += 1;
-                let mut m = Vec::new();
-                self.ws();
-                if self.s.get(self.i) == Some(&b'}') {
-                    self.i += 1;
-                    return Ok(Json::Object(m));
-                }
-                loop {
-                    self.ws();
-                    let k = self.string()?;
-                    self.ws();
-                    if self.s.get(self.i) != Some(&b':') {
-                        return self.err("expected ':'");
-                    }
-                    self.i += 1;
-                    let v = self.value()?;
-                    m.push((k, v));
-                    self.ws();
-                    match self.s.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b'}') => {
-                            self.i += 1;
-                            return Ok(Json::Object(m));
-                        }
-                        _ => return self.err("expected ',' or '}'"),
-                    }
-                }
-            }
-            Some(b'[') => {
-                self.i += 1;
-                let mut a = Vec::new();
-                self.ws();
-                if self.s.get(self.i) == Some(&b']') {
-                    self.i += 1;
-                    return Ok(Json::Array(a));
-                }
-                loop {
-                    a.push(self.value()?);
-                    self.ws();
-                    match self.s.get(self.i) {
-                        Some(b',') => self.i += 1,
-                        Some(b']') => {
-                            self.i += 1;
-                            return Ok(Json::Array(a));
-                        }
-                        _ => return self.err("expected ',' or ']'"),
-                    }
-                }
-            }
-            Some(b'"') => Ok(Json::Str(self.string()?)),
-            Some(b't') if self.s[self.i..].starts_with(b"true") => {
-                self.i += 4;
-                Ok(Json::Int(1))
-            }
-            Some(b'f') if self.s[self.i..].starts_with(b"false") => {
-                self.i += 5;
-                Ok(Json::Int(0))
-            }
-            Some(b'n') if self.s[self.i..].starts_with(b"null") => {
-                self.i += 4;
-                Ok(Json::Int(0))
-            }
-            Some(_) => self.number(),
-            None => self.err("unexpected end"),
-        }
-    }
-
-    fn string(&mut self) -> Result<String, String> {
-        if self.s.get(self.i) != Some(&b'"') {
-            return self.err("expected string");
-        }
-        self.i += 1;
-        let mut out = Vec::new();
-        while let Some(&c) = self.s.get(self.i) {
-            self.i += 1;
-            match c {
-                b'"' => return String::from_utf8(out).map_err(|e| e.to_string()),
-                b'\\' => {
-                    let Some(&e) = self.s.get(self.i) else { return self.err("bad escape") };
-                    self.i += 1;
-                    match e {
-                        b'n' => out.push(b'\n'),
-                        b't' => out.push(b'\t'),
-                        b'r' => out.push(b'\r'),
-                        b'b' => out.push(8),
-                        b'f' => out.push(12),
-                        b'u' => {
-                            let hex = self.s.get(self.i..self.i + 4).ok_or("bad \\u escape")?;
-                            let code = u32::from_str_radix(std::str::from_utf8(hex).map_err(|e| e.to_string())?, 16)
-                                .map_err(|e| e.to_string())?;
-                            self.i += 4;
-                            let ch = char::from_u32(code).unwrap_or('\u{fffd}');
-                            let mut buf = [0; 4];
-                            out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
-                        }
-                        other => out.push(other),
-                    }
-                }
-                _ => out.push(c),
-            }
-        }
-        self.err("unterminated string")
-    }
-
-    fn number(&mut self) -> Result<Json, String> {
-        let start = self.i;
-        while self.i < self.s.len() && matches!(self.s[self.i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
-            self.i += 1;
-        }
-        let t = std::str::from_utf8(&self.s[start..self.i]).map_err(|e| e.to_string())?;
-        if t.is_empty() {
-            return self.err("unexpected character");
-        }
-        if !t.contains(['.', 'e', 'E'])
-            && let Ok(i) = t.parse::<i64>()
-        {
-            return Ok(Json::Int(i));
-        }
-        t.parse::<f64>().map(Json::Float).map_err(|e| format!("bad number {t}: {e}"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,6 +186,5 @@ mod tests {
         root.add("jobs", Json::Array(vec![job]));
         let want = "{\n  \"fio version\" : \"zonekit-0.1.0\",\n  \"jobs\" : [\n    {\n      \"jobname\" : \"t\",\n      \"iops\" : 1.500000\n    }\n  ]\n}";
         assert_eq!(root.to_fio_string(), want);
-        assert_eq!(Json::parse(want).unwrap(), root);
     }
 }
