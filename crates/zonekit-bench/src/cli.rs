@@ -3,7 +3,7 @@
 use crate::cmdline::{Action, Eta, Invocation, cmdhelp, enghelp, parse_process_args, usage, version_string};
 use crate::output::OutputFormats;
 use crate::run::{BenchJob, EtaMode, RunSettings, execute};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::os::fd::AsFd;
 use std::sync::Arc;
 
@@ -82,7 +82,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         eta_newline: inv.eta_newline,
         status_interval: inv.status_interval,
         global_options: inv.json_global_options().into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-        stdout_is_tty: inv.output.is_none() && crate::process::isatty(1),
+        stdout_is_tty: inv.output.is_none() && std::io::stdout().is_terminal(),
         zone_report_out: inv.zone_report_out.clone(),
         clock: inv.clock,
         queue: inv.queue,

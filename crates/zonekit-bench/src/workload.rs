@@ -258,7 +258,7 @@ impl RandomMap {
             self.used += 1;
             if self.used >= self.huge_at {
                 self.huge_at = u64::MAX;
-                crate::process::sys::advise_huge_pages(&mut self.bits);
+                crate::sys::advise_huge_pages(&mut self.bits);
             }
         }
     }
@@ -770,7 +770,7 @@ impl Workload {
                 self.next_unit = Some(next);
                 if let Some(map) = f.map.as_ref() {
                     let nb = (((lastb as f64) * next) as u64).min(lastb - 1);
-                    crate::process::sys::prefetch(map.bits.as_ptr().wrapping_add((nb / 64) as usize));
+                    crate::sys::prefetch(map.bits.as_ptr().wrapping_add((nb / 64) as usize));
                 }
                 match f.map.as_ref() {
                     // A strided zone range beyond the file draws blocks past the map: the offset

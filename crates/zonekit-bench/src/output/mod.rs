@@ -10,7 +10,6 @@ pub mod json_out;
 pub mod normal;
 pub mod num;
 pub mod report;
-pub mod sys;
 pub mod terse;
 
 pub use report::{

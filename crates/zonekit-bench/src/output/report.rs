@@ -554,10 +554,10 @@ impl RunReport {
 
     /// Sets `timestamp`, `timestamp_ms` and `time` to now, as fio does when it prints the report.
     pub fn stamp_now(&mut self) {
-        let (secs, ms) = super::sys::now_timestamp();
+        let (secs, ms) = crate::sys::now_timestamp();
         self.timestamp = secs;
         self.timestamp_ms = ms;
-        self.time = super::sys::ctime(secs as i64);
+        self.time = crate::sys::ctime(secs as i64);
     }
 
     /// The group report of a job.

@@ -7,7 +7,8 @@ use crate::options::engines;
 use crate::options::job::{JobOptions, SizeSpec, ZoneMode};
 use crate::run::io_loop::{JobLoop, Progress};
 use crate::run::sizing::{self, FileInfo, PlannedFile};
-use crate::stats::{CpuTimes, JobStats, ThreadStats, log::LogKind, log::log_file_name, sys::thread_rusage};
+use crate::stats::{CpuTimes, JobStats, ThreadStats, log::LogKind, log::log_file_name};
+use crate::sys::thread_rusage;
 use crate::target::{Devices, device_engine_is_sync, is_device_spec};
 use crate::workload::{Workload, ZoneModeSpec};
 use crate::zbd::{SetupError, ZbdJob, ZbdRun, ZbdTarget, ZoneJob, ZoneSource};
@@ -125,7 +126,7 @@ fn fail(run: &JobRun, started: SystemTime, errno: i32, msg: String) -> JobOutcom
         run: run.clone(),
         stats,
         error: Some((errno, msg)),
-        pid: crate::process::gettid(),
+        pid: crate::sys::gettid(),
         started,
         files: Vec::new(),
         notes: Vec::new(),
@@ -323,7 +324,7 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
                 } else {
                     crate::run::io_loop::fill_random(&mut rng, buf);
                 }
-                crate::process::received().is_none()
+                crate::sys::received().is_none()
             };
             if let Some(parent) = f.path.parent().filter(|p| !p.as_os_str().is_empty()) {
                 // fio creates missing directories on the way (mode 0700).
@@ -458,7 +459,7 @@ pub async fn run_prepared<C: Clock>(
 ) -> JobOutcome {
     let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues } = p;
     let started = SystemTime::now();
-    progress.pid.store(u64::from(crate::process::gettid()), Ordering::Relaxed);
+    progress.pid.store(u64::from(crate::sys::gettid()), Ordering::Relaxed);
     let on_devices = devices.iter().any(Option::is_some);
     // Engines over the kernel stamp completions with the real clock, on `clock`'s time base (a
     // simulated run has none of them).
@@ -637,7 +638,7 @@ pub async fn run_prepared<C: Clock>(
         run,
         stats: js,
         error,
-        pid: crate::process::gettid(),
+        pid: crate::sys::gettid(),
         started,
         files: files.iter().map(|f| f.path.clone()).collect(),
         notes: Vec::new(),

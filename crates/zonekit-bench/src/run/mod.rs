@@ -273,7 +273,7 @@ impl Monitor {
     /// Another look at the jobs at `now_ms` since the run began. `wait`: the jobs run on other
     /// threads, and a status report may wait for their snapshots.
     fn tick(&mut self, now_ms: u64, wait: bool) {
-        if let Some(sig) = crate::process::received()
+        if let Some(sig) = crate::sys::received()
             && !self.announced
         {
             self.announced = true;
@@ -498,7 +498,7 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], elapsed_sec: i64) -> Vec<
             pid: e.pid as i32,
             error: errno,
             verror: vmsg,
-            time: crate::output::sys::ctime(
+            time: crate::sys::ctime(
                 e.started.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0),
             ),
             elapsed_sec,
@@ -680,7 +680,7 @@ pub fn execute(
         }
         let _ = w.flush();
     }
-    crate::process::catch_terminating_signals();
+    crate::sys::catch_terminating_signals();
 
     // Every clone, in the order fio numbers them.
     let mut clones = Vec::new();
@@ -829,7 +829,7 @@ pub fn execute(
     // Devices close here: a persistent device keeps its zones' conditions for the next command.
     drop(ctx);
     // fio exits with 128 after a terminating signal, else with the number of jobs that failed.
-    let exit_code = if crate::process::received().is_some() { 128 } else { failed.min(255) as i32 };
+    let exit_code = if crate::sys::received().is_some() { 128 } else { failed.min(255) as i32 };
     RunResult { exit_code }
 }
 

@@ -22,7 +22,8 @@ use zonekit_blk::{Clock, DeviceQueue, QueueConfig, Scheduler, SimClock, sim::Tas
 use super::job_thread::{JobOutcome, NoteSink, Prepared};
 use super::{BenchJob, ClockChoice, Clone_, Monitor, QueueOverrides, clone_life, waitees};
 use crate::output::report::ClockReport;
-use crate::stats::{CpuTimes, sys::thread_rusage};
+use crate::stats::CpuTimes;
+use crate::sys::thread_rusage;
 use crate::target::Devices;
 
 /// Which clock times a run, and the request queue of each of zonekit's devices (timed by the

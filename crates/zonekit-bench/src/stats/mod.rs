@@ -6,7 +6,6 @@
 pub mod hist;
 pub mod iostat;
 pub mod log;
-pub mod sys;
 mod thread;
 
 pub use hist::{PercentileList, PlatHistogram};

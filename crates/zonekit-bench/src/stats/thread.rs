@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::hist::{PercentileList, PlatHistogram};
 use super::iostat::IoStat;
 use super::log::{IoLog, LogConfig, LogKind, log_file_name};
-use super::sys::Rusage;
+use crate::sys::Rusage;
 
 /// Data direction of a statistic (fio's `DDIR_READ`, `DDIR_WRITE`, `DDIR_TRIM`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

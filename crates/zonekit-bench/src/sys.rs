@@ -1,0 +1,210 @@
+//! The benchmark's OS boundary, the one module where `unsafe` is allowed (DESIGN.md §4), each
+//! block with its `SAFETY` note: signal handlers that set a flag, the calling thread's id and
+//! resource usage (`getrusage(RUSAGE_THREAD)`, as fio's `fio_getrusage` measures each job
+//! thread), local time as C's `ctime` prints it (fio prints report times with `ctime_r`), and
+//! memory hints for large tables.
+#![allow(unsafe_code)]
+
+use std::io;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The last terminating signal received (0: none).
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    // Only an atomic store: async-signal-safe.
+    SIGNAL.store(sig, Ordering::SeqCst);
+}
+
+/// Catch SIGINT and SIGTERM: instead of dying, the process records the signal (read with
+/// [`received`]) so that the run can stop its jobs and print what they did, as fio does.
+pub fn catch_terminating_signals() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: `sigaction` with a zeroed struct whose handler is an `extern "C"` function that
+        // only stores to an atomic (async-signal-safe); the mask is emptied by `sigemptyset` on a
+        // valid pointer; the old action is not needed (null).
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut sa.sa_mask);
+            sa.sa_flags = libc::SA_RESTART;
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+}
+
+/// The terminating signal received so far, if any.
+pub fn received() -> Option<i32> {
+    match SIGNAL.load(Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
+}
+
+/// The calling thread's kernel id (what fio prints as `pid=` for `thread` jobs).
+pub fn gettid() -> u32 {
+    // SAFETY: gettid has no arguments and cannot fail.
+    unsafe { libc::gettid() as u32 }
+}
+
+/// Ask the kernel to back `buf` with transparent huge pages where it can (`madvise(MADV_HUGEPAGE)`
+/// on the 2 MiB-aligned part): a large table read at random (the random map of a 1 TiB job is
+/// 32 MiB) then costs one TLB miss per 2 MiB instead of per 4 KiB. Failure changes nothing.
+pub fn advise_huge_pages<T>(buf: &mut [T]) {
+    const HUGE: usize = 2 << 20;
+    let start = buf.as_mut_ptr() as usize;
+    let end = start + std::mem::size_of_val(buf);
+    let (a, b) = (start.next_multiple_of(HUGE), end & !(HUGE - 1));
+    if b > a {
+        // SAFETY: [a, b) lies inside `buf`, which this process owns for the call; MADV_HUGEPAGE
+        // only changes how the kernel backs the pages, never their contents.
+        unsafe { libc::madvise(a as *mut libc::c_void, b - a, libc::MADV_HUGEPAGE) };
+    }
+}
+
+/// Hint the CPU to bring the cache line holding `p` in (`prefetcht0`); no effect on other
+/// architectures. Any address is allowed: a prefetch never faults.
+#[inline]
+pub fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` reads nothing the program sees and never faults, whatever the
+    // address; SSE is part of the x86_64 baseline.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Resource usage of a thread at one moment (the fields of `struct rusage` fio reads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Rusage {
+    /// User CPU time: (seconds, microseconds).
+    pub utime: (i64, i64),
+    /// System CPU time: (seconds, microseconds).
+    pub stime: (i64, i64),
+    /// Voluntary context switches.
+    pub nvcsw: u64,
+    /// Involuntary context switches.
+    pub nivcsw: u64,
+    /// Minor page faults.
+    pub minflt: u64,
+    /// Major page faults.
+    pub majflt: u64,
+}
+
+/// `getrusage(RUSAGE_THREAD)`: the calling thread's usage.
+pub fn thread_rusage() -> io::Result<Rusage> {
+    let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: `ru` points to writable memory of the size and alignment of `struct rusage`, which
+    // the kernel fills; RUSAGE_THREAD is valid on Linux. The zeroed value is a valid rusage.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, ru.as_mut_ptr()) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: zero-initialised and, on success, filled by the kernel: every field is initialised.
+    let ru = unsafe { ru.assume_init() };
+    Ok(Rusage {
+        utime: (ru.ru_utime.tv_sec, ru.ru_utime.tv_usec),
+        stime: (ru.ru_stime.tv_sec, ru.ru_stime.tv_usec),
+        nvcsw: ru.ru_nvcsw as u64,
+        nivcsw: ru.ru_nivcsw as u64,
+        minflt: ru.ru_minflt as u64,
+        majflt: ru.ru_majflt as u64,
+    })
+}
+
+const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/// `ctime(&secs)` without its trailing newline, e.g. `Sun Nov 22 04:37:48 2026` (local time;
+/// UTC if the conversion fails).
+pub fn ctime(secs: i64) -> String {
+    let t: libc::time_t = secs as libc::time_t;
+    let mut tm = std::mem::MaybeUninit::<libc::tm>::zeroed();
+    // SAFETY: `t` and `tm` are valid for reads and writes of their types for the whole call;
+    // localtime_r is the thread-safe variant and writes only to `tm`.
+    let res = unsafe { libc::localtime_r(&t, tm.as_mut_ptr()) };
+    let tm = if res.is_null() {
+        None
+    } else {
+        // SAFETY: localtime_r succeeded, so it filled every field of `tm` (zeroed before anyway).
+        Some(unsafe { tm.assume_init() })
+    };
+    match tm {
+        Some(tm) => format!(
+            "{} {} {:2} {:02}:{:02}:{:02} {}",
+            DAYS[tm.tm_wday.rem_euclid(7) as usize],
+            MONTHS[tm.tm_mon.rem_euclid(12) as usize],
+            tm.tm_mday,
+            tm.tm_hour,
+            tm.tm_min,
+            tm.tm_sec,
+            i64::from(tm.tm_year) + 1900
+        ),
+        None => utc_ctime(secs),
+    }
+}
+
+/// `ctime` in UTC, computed without the C library.
+pub fn utc_ctime(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (h, m, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
+    let wday = (days + 4).rem_euclid(7) as usize; // 1970-01-01 was a Thursday
+    // Civil date from days since the epoch (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let mon = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(mon <= 2);
+    format!("{} {} {:2} {:02}:{:02}:{:02} {}", DAYS[wday], MONTHS[(mon - 1) as usize], d, h, m, s, y)
+}
+
+/// Now as (seconds, milliseconds) since the epoch: JSON's `timestamp` and `timestamp_ms`.
+pub fn now_timestamp() -> (u64, u64) {
+    let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    (d.as_secs(), d.as_secs() * 1000 + u64::from(d.subsec_millis()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_usage_grows_with_work() {
+        let a = thread_rusage().unwrap();
+        let mut x = 0u64;
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_millis(30) {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            std::hint::black_box(x);
+        }
+        let b = thread_rusage().unwrap();
+        let us = |t: (i64, i64)| t.0 * 1_000_000 + t.1;
+        assert!(us(b.utime) + us(b.stime) > us(a.utime) + us(a.stime));
+        // Another thread's usage is its own: a fresh thread has used (almost) nothing.
+        let other = std::thread::spawn(|| thread_rusage().unwrap()).join().unwrap();
+        assert!(us(other.utime) < us(b.utime) + 1);
+    }
+
+    #[test]
+    fn utc_dates() {
+        assert_eq!(utc_ctime(0), "Thu Jan  1 00:00:00 1970");
+        // The timestamp of a recorded fio run (this machine's zone is UTC).
+        assert_eq!(utc_ctime(1_795_331_658), "Sun Nov 22 07:14:18 2026");
+        assert_eq!(utc_ctime(951_782_400), "Tue Feb 29 00:00:00 2000");
+    }
+
+    #[test]
+    fn local_ctime_has_ctimes_shape() {
+        let s = ctime(1_795_331_658);
+        assert_eq!(s.len(), 24, "{s}");
+        assert!(s.ends_with(" 2026"), "{s}");
+    }
+}
