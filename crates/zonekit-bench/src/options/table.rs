@@ -917,7 +917,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.loops = v.as_u32();
             Ok(())
         }),
-    opt("numjobs", Kind::Int { min: 1, max: u32::MAX as i64 }, Category::Jobs, Support::Implemented, "Run this many clones of the job (same group); at least 1 (fio 3.33 would loop on 0).")
+    opt("numjobs", Kind::Int { min: 1, max: u32::MAX as i64 }, Category::Jobs, Support::Implemented, "Run this many clones of the job (same group); at least 1 (fio 3.33 would loop on 0); a run refuses more than 4088 jobs in all, as fio does.")
         .def("1")
         .apply(|o, v| {
             o.numjobs = v.as_u32();
