@@ -198,6 +198,22 @@ fn size_bytes(s: SizeSpec) -> u64 {
     }
 }
 
+/// A missing file of the job: nothing, or for the null engine, which never creates it, a file as
+/// large as the job's share of `size` past its offset (fio gives a `FIO_FAKEIO` engine's file that
+/// size), so that zone mode has zones to work with.
+fn diskless_file(opts: &JobOptions, jobnum: u32, nr_files: usize) -> FileInfo {
+    let size = match opts.size.and_then(SizeSpec::bytes) {
+        Some(b) if b > 0 && sizing::diskless(opts) => b / nr_files.max(1) as u64,
+        _ => return FileInfo::default(),
+    };
+    let offset = opts
+        .offset
+        .bytes()
+        .unwrap_or(0)
+        .saturating_add(opts.offset_increment.bytes().unwrap_or(0).saturating_mul(u64::from(jobnum)));
+    FileInfo { exists: true, size: offset.saturating_add(size), is_block: false }
+}
+
 /// Set one clone up (fio's `setup_files`), in run order: its files and their sizes, zone mode,
 /// files laid out. A clone that cannot run comes back as its outcome.
 pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<Prepared, Box<JobOutcome>> {
@@ -221,7 +237,7 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         let (info, source) = match file::file_type(p) {
             FileType::Regular => match std::fs::metadata(p) {
                 Ok(m) => (FileInfo { exists: true, size: m.len(), is_block: false }, ZoneSource::Emulated),
-                Err(_) => (FileInfo::default(), ZoneSource::Emulated),
+                Err(_) => (diskless_file(&run.opts, run.jobnum, paths.len()), ZoneSource::Emulated),
             },
             FileType::Block => {
                 let size = File::open(p).and_then(|f| file::file_size(&f)).map(|s| s.unwrap_or(0));
