@@ -164,6 +164,15 @@ fn new_user_defects_as_fio() {
     assert!(f.status.success() && z.status.success(), "{}\n{}", text(&f), text(&z));
     assert!(fl.is_empty() && zl.is_empty(), "fio left {fl:?}, zonekit {zl:?}");
 
+    // Zone mode on the null engine's file, which neither tool creates.
+    let args = ["--name=z", "--ioengine=null", "--filename=zf", "--size=64m", "--zonemode=zbd", "--zonesize=4m"];
+    let (f, z, fl, zl) = both(&[&args[..], &["--rw=write"]].concat());
+    assert!(f.status.success() && z.status.success(), "{}\n{}", text(&f), text(&z));
+    let line = "  write: IOPS=";
+    let io = |o: &std::process::Output| text(o).lines().find(|l| l.starts_with(line)).map(|l| l.contains("(64.0MiB/"));
+    assert_eq!((io(&f), io(&z)), (Some(true), Some(true)), "{}\n{}", text(&f), text(&z));
+    assert!(fl.is_empty() && zl.is_empty(), "fio left {fl:?}, zonekit {zl:?}");
+
     // Terse versions: the same fields; only the values and the version string differ.
     for v in ["2", "3", "4", "5"] {
         let tv = format!("--terse-version={v}");
