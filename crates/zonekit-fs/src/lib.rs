@@ -10,11 +10,17 @@
 //! machine refuses fails with the device's errno, and the volume then recovers as the kernel does.
 //!
 //! `layout` and `superblock` are pure (plain data and functions); `Volume` is the driver.
+//! [`fuse`] serves a volume to the kernel through `fuser`, [`mount`] runs such a mount (with a
+//! control socket for `zonekit fs stats` and `zonekit fs inject`), and [`fault`] injects faults
+//! under a running volume.
 
 pub mod crc;
 pub mod error;
+pub mod fault;
+pub mod fuse;
 pub mod layout;
 pub mod mkfs;
+pub mod mount;
 pub mod superblock;
 pub mod volume;
 

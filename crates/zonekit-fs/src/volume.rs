@@ -235,6 +235,13 @@ impl OpenFile {
     pub fn flags(&self) -> OpenFlags {
         self.flags
     }
+
+    /// `fcntl(F_SETFL)`: change `O_DIRECT` and `O_APPEND`; the access mode stays as opened (the
+    /// open and active counters depend on it).
+    pub fn set_status_flags(&mut self, direct: bool, append: bool) {
+        self.flags.direct = direct;
+        self.flags.append = append;
+    }
 }
 
 /// The in-memory inode of a file (`struct zonefs_zone` and the inode fields zonefs uses).

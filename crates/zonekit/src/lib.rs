@@ -38,6 +38,8 @@ enum Command {
     /// Read a zonefs volume without mounting it: ls, stat, cat.
     #[command(subcommand)]
     Fs(FsCommand),
+    /// Mount a zonefs volume through FUSE (as root): `umount DIR`, Ctrl-C or SIGTERM unmount it.
+    Mount(cmd::mount::MountArgs),
     /// A fio-compatible benchmark: fio's job files, command line and output formats
     /// (`zonekit bench --help` for the options, `zonekit bench --cmdhelp=OPT` for one).
     #[command(disable_help_flag = true, disable_version_flag = true)]
@@ -64,6 +66,10 @@ enum FsCommand {
     Stat(cmd::fs::PathArgs),
     /// Write a file's contents to standard output.
     Cat(cmd::fs::CatArgs),
+    /// The counters of a running mount (`/sys/fs/zonefs/<dev>/`'s attributes).
+    Stats(cmd::mount::StatsArgs),
+    /// Inject a fault into a file's zone under a running mount (emulated devices).
+    Inject(cmd::mount::InjectArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -121,6 +127,9 @@ fn dispatch(cli: Cli, out: &mut impl Write) -> CliResult {
         Command::Fs(FsCommand::Ls(a)) => cmd::fs::ls(&a, out),
         Command::Fs(FsCommand::Stat(a)) => cmd::fs::stat(&a, out),
         Command::Fs(FsCommand::Cat(a)) => cmd::fs::cat(&a, out),
+        Command::Fs(FsCommand::Stats(a)) => cmd::mount::stats(&a, out),
+        Command::Fs(FsCommand::Inject(a)) => cmd::mount::inject(&a),
+        Command::Mount(a) => cmd::mount::run(&a),
         Command::Bench { args } => {
             let mut err = std::io::stderr();
             match zonekit_bench::cli::main(&args, out, &mut err) {

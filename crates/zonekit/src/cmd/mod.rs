@@ -3,6 +3,7 @@
 pub mod dev;
 pub mod fs;
 pub mod mkfs;
+pub mod mount;
 pub mod profiles;
 pub mod zone;
 
