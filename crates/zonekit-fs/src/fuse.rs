@@ -251,9 +251,14 @@ impl Filesystem for ZonefsFuse {
         let r = self.file(ino).and_then(|id| self.vol.open(id, open_flags(flags.0)).map_err(|e| errno(&e)));
         match r {
             Ok(f) => {
+                // FUSE answers a read at or past the size itself, as 0; zonefs fails any read of
+                // an offline file (size 0, no permission bit) with EPERM. Direct I/O mode sends
+                // every read here, so the volume's answer is the one the program gets.
+                let hidden = self.vol.stat(Node::File(f.file())).mode & 0o777 == 0;
                 let fh = self.next_fh.fetch_add(1, Ordering::Relaxed);
                 self.open.lock().unwrap_or_else(|e| e.into_inner()).insert(fh, Arc::new(RwLock::new(f)));
-                reply.opened(FileHandle(fh), FopenFlags::empty());
+                let flags = if hidden { FopenFlags::FOPEN_DIRECT_IO } else { FopenFlags::empty() };
+                reply.opened(FileHandle(fh), flags);
             }
             Err(e) => reply.error(e),
         }
