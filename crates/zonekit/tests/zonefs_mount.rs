@@ -1188,6 +1188,35 @@ fn t0327_seq_dsync_write_async() {
 }
 
 #[test]
+fn t0329_seq_dsync_write_async_iovec() {
+    if !fuse_ready() {
+        return;
+    }
+    // io_uring's vectored writes (IORING_OP_WRITEV), 8 in flight, O_DSYNC, then verified.
+    let mut env = Env::mounted("");
+    let name = format!("--filename={}", env.p("seq/0").display());
+    fio(&[
+        "--name=w",
+        &name,
+        "--ioengine=io_uring",
+        "--nonvectored=0",
+        "--iodepth=8",
+        "--direct=1",
+        "--rw=write",
+        "--bs=512k",
+        "--size=4M",
+        "--sync=dsync",
+        "--allow_file_create=0",
+        "--create_on_open=1",
+        "--fallocate=none",
+        "--verify=crc32c",
+        "--verify_state_save=0",
+    ]);
+    assert_eq!(env.size("seq/0"), ZONE);
+    env.umount();
+}
+
+#[test]
 fn t0328_seq_dsync_write_sync_iovec() {
     if !fuse_ready() {
         return;
