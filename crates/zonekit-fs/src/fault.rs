@@ -169,6 +169,17 @@ pub fn inject(vol: &Volume, dev: &FaultDevice, id: FileId, fault: Fault) -> FsRe
             let mut zones = Vec::new();
             vol.device().report_zones(f.start, 1, &mut zones).map_err(|e| FsError::device("report zones", e))?;
             let z = zones.first().ok_or_else(|| FsError::refused(Errno::EIO, "no zone reported"))?;
+            if f.group != crate::layout::Group::Seq {
+                return Err(FsError::refused(Errno::EINVAL, "move-wp: a conventional zone has no write pointer"));
+            }
+            // A full zone's write pointer is its end: writing there would land in the next zone.
+            let room = if z.cond == ZoneCond::Full { 0 } else { (z.start + z.capacity - z.wp) * SECTOR_SIZE };
+            if n > room {
+                return Err(FsError::refused(
+                    Errno::EINVAL,
+                    format!("move-wp {n}: only {room} bytes left between the write pointer and the zone's capacity"),
+                ));
+            }
             let data = vec![0x5au8; n as usize];
             vol.device()
                 .write(z.wp * SECTOR_SIZE, &data)

@@ -35,7 +35,8 @@ enum Command {
     Profiles(cmd::profiles::ProfilesArgs),
     /// Format a device as zonefs (the kernel's on-disk format), as mkzonefs does.
     Mkfs(cmd::mkfs::MkfsArgs),
-    /// Read a zonefs volume without mounting it: ls, stat, cat.
+    /// zonefs volumes: read one without mounting it (ls, stat, cat); a running mount's counters
+    /// (stats) and fault injection (inject).
     #[command(subcommand)]
     Fs(FsCommand),
     /// Mount a zonefs volume through FUSE (as root): `umount DIR`, Ctrl-C or SIGTERM unmount it.

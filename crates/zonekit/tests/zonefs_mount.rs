@@ -1701,8 +1701,16 @@ fn fail_write_injection_applies_the_policy() {
     env.inject("seq/0", &["fail-write"]);
     assert_eq!(errno(zwrite(&p, 4096, 4096, DIRECT)), libc::EIO);
     assert_eq!((env.size("seq/0"), env.perm("seq/0")), (4096, 0o440));
-    let bad = env.zk(&["fs", "inject", env.mnt.to_str().unwrap(), "seq/0", "explode"]);
-    assert_eq!(bad.status.code(), Some(2));
+    let mnt = env.mnt.to_str().unwrap().to_string();
+    for bad in [&["seq/0", "explode"][..], &["cnv/0", "move-wp", "4096"], &["seq/9", "offline"]] {
+        let mut a = vec!["fs", "inject", &mnt];
+        a.extend_from_slice(bad);
+        assert_ne!(env.zk(&a).status.code(), Some(0), "{bad:?}");
+    }
+    // A full zone has no room for a write pointer to move into (it would land in the next zone).
+    truncate(&env.p("seq/1"), ZONE).unwrap();
+    assert_eq!(env.zk(&["fs", "inject", &mnt, "seq/1", "move-wp", "4096"]).status.code(), Some(2));
+    assert_eq!(env.size("seq/2"), 0);
     env.umount();
 }
 
