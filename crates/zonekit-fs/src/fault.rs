@@ -188,3 +188,21 @@ pub fn inject(vol: &Volume, dev: &FaultDevice, id: FileId, fault: Fault) -> FsRe
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_parse_or_are_einval() {
+        assert_eq!(Fault::parse("read-only", None).unwrap(), Fault::ReadOnly);
+        assert_eq!(Fault::parse("offline", None).unwrap(), Fault::Offline);
+        assert_eq!(Fault::parse("fail-write", None).unwrap(), Fault::FailWrite);
+        assert_eq!(Fault::parse("move-wp", Some("4096")).unwrap(), Fault::MoveWp(4096));
+        for (a, x) in
+            [("move-wp", None), ("move-wp", Some("0")), ("move-wp", Some("-1")), ("offline", Some("1")), ("x", None)]
+        {
+            assert_eq!(Fault::parse(a, x).unwrap_err().errno(), Errno::EINVAL, "{a} {x:?}");
+        }
+    }
+}

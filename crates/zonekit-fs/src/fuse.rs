@@ -384,3 +384,25 @@ fn sync_flags(f: &Arc<RwLock<OpenFile>>, flags: i32) -> Arc<RwLock<OpenFile>> {
     }
     f.clone()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_flags_follow_the_access_mode_and_status_flags() {
+        assert_eq!(open_flags(libc::O_RDONLY), OpenFlags::default());
+        let f = open_flags(libc::O_WRONLY | libc::O_DIRECT | libc::O_APPEND);
+        assert!(f.write && f.direct && f.append);
+        assert!(open_flags(libc::O_RDWR).write);
+    }
+
+    #[test]
+    fn node_ids_leave_fuse_root_alone() {
+        assert_eq!(node_id(Node::Root), 1);
+        assert_eq!(node_id(Node::Dir(Group::Cnv)), 2);
+        assert_eq!(node_id(Node::Dir(Group::Seq)), 3);
+        // cnv/0 of a device with several conventional zones has inode number 1: its node id is not.
+        assert_eq!(node_id(Node::File(FileId(0))), 4);
+    }
+}

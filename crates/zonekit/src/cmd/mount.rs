@@ -67,7 +67,10 @@ pub struct InjectArgs {
 fn open_device(dev: &DevArg) -> CliResult<Arc<FaultDevice>> {
     let path = Path::new(&dev.dev);
     if dev.zone_size.is_none() && path.is_dir() {
-        let emu = zonekit_dev::persistent::open_dir(path, &dev.dev, true)
+        // The device keeps its directory's path: make it absolute, as the daemon leaves the
+        // caller's working directory.
+        let abs = path.canonicalize().map_err(|e| CliError::Failed(format!("{}: {e}", dev.dev)))?;
+        let emu = zonekit_dev::persistent::open_dir(&abs, &dev.dev, true)
             .map_err(|e| CliError::open(zonekit_dev::OpenError::Device(e)))?;
         return Ok(Arc::new(FaultDevice::emulated(Arc::new(emu))));
     }
@@ -84,11 +87,15 @@ pub fn run(args: &MountArgs) -> CliResult {
     if !args.foreground {
         return daemonize();
     }
+    let dir = args.dir.canonicalize().map_err(|e| CliError::Failed(format!("{}: {e}", args.dir.display())))?;
     let dev = open_device(&args.dev)?;
     let d: Arc<dyn ZonedDevice> = dev.clone();
     let vol = Volume::mount(BlockDevice::new(d), opts).map_err(|e| fs_error(&args.dev.dev, &e))?;
+    // A daemon keeps no directory busy (a file system holding the caller's working directory
+    // could not be unmounted while it runs).
+    let _ = std::env::set_current_dir("/");
     let notify = std::env::var_os(NOTIFY_ENV).is_some();
-    serve(vol, dev, &args.dir, &ServeOptions::default(), || {
+    serve(vol, dev, &dir, &ServeOptions::default(), || {
         if notify {
             let mut o = std::io::stdout();
             let _ = writeln!(o, "ready");
