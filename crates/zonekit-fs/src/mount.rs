@@ -45,12 +45,11 @@ fn io_err(what: &str, e: std::io::Error) -> FsError {
 /// Send one request to the mount holding `path` and return the lines of its answer (`ok` and
 /// `error` lines taken off; an `error` line becomes the error).
 pub fn request(path: &Path, line: &str) -> FsResult<Vec<String>> {
-    let sock = control_socket(path).map_err(|e| io_err(&path.display().to_string(), e))?;
+    let sock = control_socket(path).map_err(|e| io_err("stat", e))?;
     let mut s = UnixStream::connect(&sock).map_err(|e| match e.raw_os_error() {
-        Some(libc::ENOENT | libc::ECONNREFUSED) => FsError::refused(
-            Errno(libc::ENOTCONN),
-            format!("{}: not a zonekit mount (no control socket {})", path.display(), sock.display()),
-        ),
+        Some(libc::ENOENT | libc::ECONNREFUSED) => {
+            FsError::refused(Errno::ENOENT, format!("not a zonekit mount (no control socket {})", sock.display()))
+        }
         _ => io_err(&sock.display().to_string(), e),
     })?;
     writeln!(s, "{line}").map_err(|e| io_err("control socket", e))?;
