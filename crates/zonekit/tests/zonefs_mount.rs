@@ -1729,3 +1729,82 @@ fn sigterm_unmounts_and_closes_the_device() {
     let ls = ok(&env.zk(&["fs", "ls", env.d(), "seq/0"]));
     assert!(ls.contains(" 4096 seq/0"), "{ls}");
 }
+
+/// A loop device over a file, and an ext4 mount of it, undone on drop.
+struct Loop {
+    dev: String,
+    mnt: Option<PathBuf>,
+}
+
+impl Loop {
+    /// `losetup` over `file`, or `None` (with the reason printed) where loop devices are absent.
+    fn attach(file: &Path) -> Option<Loop> {
+        if !Path::new("/dev/loop-control").exists() {
+            eprintln!("skipped: no loop devices here (/dev/loop-control is missing)");
+            return None;
+        }
+        let o = Command::new("losetup").args(["-f", "--show"]).arg(file).output();
+        match o {
+            Ok(o) if o.status.success() => {
+                Some(Loop { dev: String::from_utf8_lossy(&o.stdout).trim().to_string(), mnt: None })
+            }
+            Ok(o) => {
+                eprintln!("skipped: losetup found no loop device: {}", String::from_utf8_lossy(&o.stderr).trim());
+                None
+            }
+            Err(e) => {
+                eprintln!("skipped: losetup cannot run: {e}");
+                None
+            }
+        }
+    }
+
+    fn mount(&mut self, at: &Path) {
+        nix::mount::mount(Some(self.dev.as_str()), at, Some("ext4"), nix::mount::MsFlags::empty(), None::<&str>)
+            .expect("mount ext4");
+        self.mnt = Some(at.to_path_buf());
+    }
+
+    fn umount(&mut self) {
+        if let Some(m) = self.mnt.take() {
+            nix::mount::umount(&m).expect("umount ext4");
+        }
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        if let Some(m) = self.mnt.take() {
+            let _ = nix::mount::umount2(&m, nix::mount::MntFlags::MNT_DETACH);
+        }
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+    }
+}
+
+#[test]
+fn aggr_cnv_file_as_a_disk_ext4_on_loop() {
+    if !fuse_ready() {
+        return;
+    }
+    // The check that the aggregated conventional file works as a disk: ext4 on a loop
+    // device over cnv/0, written, then read back after both file systems were unmounted.
+    let mut env = Env::formatted(DEFAULT, &["--aggr-cnv"]);
+    env.mount("").unwrap();
+    let Some(mut lo) = Loop::attach(&env.p("cnv/0")) else { return };
+    let o = Command::new("mkfs.ext4").args(["-q", "-F", &lo.dev]).output().expect("mkfs.ext4 runs");
+    assert!(o.status.success(), "mkfs.ext4: {}", String::from_utf8_lossy(&o.stderr));
+    let ext4 = env.mnt.join("../ext4");
+    std::fs::create_dir(&ext4).unwrap();
+    lo.mount(&ext4);
+    let data = Buf::new(3 << 20, 42).as_ref().to_vec();
+    std::fs::write(ext4.join("data"), &data).unwrap();
+    lo.umount();
+    drop(lo);
+    env.remount("");
+    let mut lo = Loop::attach(&env.p("cnv/0")).expect("a loop device, as before");
+    lo.mount(&ext4);
+    assert!(std::fs::read(ext4.join("data")).unwrap() == data, "ext4's file read back differs");
+    lo.umount();
+    drop(lo);
+    env.umount();
+}
