@@ -63,8 +63,9 @@ pub struct ZonefsFuse {
     /// Mount time: every timestamp (zonefs keeps none on disk).
     time: SystemTime,
     next_fh: AtomicU64,
-    /// Open files by handle; the lock of each lets `fcntl(F_SETFL)` change its flags.
-    open: Mutex<HashMap<u64, Arc<RwLock<OpenFile>>>>,
+    /// Open files by handle; the lock of each lets `fcntl(F_SETFL)` change its flags, and
+    /// `release` take the file back even while another request still holds the handle.
+    open: Mutex<HashMap<u64, Handle>>,
 }
 
 impl std::fmt::Debug for ZonefsFuse {
@@ -72,6 +73,9 @@ impl std::fmt::Debug for ZonefsFuse {
         f.debug_struct("ZonefsFuse").field("vol", &self.vol).finish_non_exhaustive()
     }
 }
+
+/// An open file as the requests share it (`None` once released).
+type Handle = Arc<RwLock<Option<OpenFile>>>;
 
 fn errno(e: &crate::FsError) -> Errno {
     Errno::from_i32(e.errno().0)
@@ -115,7 +119,7 @@ impl ZonefsFuse {
         node_of(&self.vol, ino.0).ok_or(Errno::ENOENT)
     }
 
-    fn handle(&self, fh: FileHandle) -> Result<Arc<RwLock<OpenFile>>, Errno> {
+    fn handle(&self, fh: FileHandle) -> Result<Handle, Errno> {
         self.open.lock().unwrap_or_else(|e| e.into_inner()).get(&fh.0).cloned().ok_or(Errno::EBADF)
     }
 
@@ -256,7 +260,7 @@ impl Filesystem for ZonefsFuse {
                 // every read here, so the volume's answer is the one the program gets.
                 let hidden = self.vol.stat(Node::File(f.file())).mode & 0o777 == 0;
                 let fh = self.next_fh.fetch_add(1, Ordering::Relaxed);
-                self.open.lock().unwrap_or_else(|e| e.into_inner()).insert(fh, Arc::new(RwLock::new(f)));
+                self.open.lock().unwrap_or_else(|e| e.into_inner()).insert(fh, Arc::new(RwLock::new(Some(f))));
                 let flags = if hidden { FopenFlags::FOPEN_DIRECT_IO } else { FopenFlags::empty() };
                 reply.opened(FileHandle(fh), flags);
             }
@@ -276,10 +280,11 @@ impl Filesystem for ZonefsFuse {
         reply: ReplyData,
     ) {
         let r = self.handle(fh).and_then(|f| {
-            let f = sync_flags(&f, flags.0);
+            sync_flags(&f, flags.0);
             let f = f.read().unwrap_or_else(|e| e.into_inner());
+            let f = f.as_ref().ok_or(Errno::EBADF)?;
             let mut buf = vec![0u8; size as usize];
-            let n = self.vol.read(&f, offset, &mut buf).map_err(|e| errno(&e))?;
+            let n = self.vol.read(f, offset, &mut buf).map_err(|e| errno(&e))?;
             buf.truncate(n);
             Ok(buf)
         });
@@ -302,9 +307,10 @@ impl Filesystem for ZonefsFuse {
         reply: ReplyWrite,
     ) {
         let r = self.handle(fh).and_then(|f| {
-            let f = sync_flags(&f, flags.0);
+            sync_flags(&f, flags.0);
             let f = f.read().unwrap_or_else(|e| e.into_inner());
-            self.vol.write(&f, offset, data).map_err(|e| errno(&e))
+            let f = f.as_ref().ok_or(Errno::EBADF)?;
+            self.vol.write(f, offset, data).map_err(|e| errno(&e))
         });
         match r {
             Ok(n) => reply.written(n as u32),
@@ -327,8 +333,8 @@ impl Filesystem for ZonefsFuse {
         reply: ReplyEmpty,
     ) {
         let f = self.open.lock().unwrap_or_else(|e| e.into_inner()).remove(&fh.0);
-        if let Some(f) = f.and_then(|f| Arc::try_unwrap(f).ok()) {
-            self.vol.release(f.into_inner().unwrap_or_else(|e| e.into_inner()));
+        if let Some(f) = f.and_then(|f| f.write().unwrap_or_else(|e| e.into_inner()).take()) {
+            self.vol.release(f);
         }
         reply.ok();
     }
@@ -336,7 +342,7 @@ impl Filesystem for ZonefsFuse {
     fn fsync(&self, _req: &Request, _ino: INodeNo, fh: FileHandle, _datasync: bool, reply: ReplyEmpty) {
         let r = self.handle(fh).and_then(|f| {
             let f = f.read().unwrap_or_else(|e| e.into_inner());
-            self.vol.fsync(&f).map_err(|e| errno(&e))
+            self.vol.fsync(f.as_ref().ok_or(Errno::EBADF)?).map_err(|e| errno(&e))
         });
         match r {
             Ok(()) => reply.ok(),
@@ -374,15 +380,16 @@ impl Filesystem for ZonefsFuse {
     }
 }
 
-/// The open file with the status flags of this request (`fcntl(F_SETFL)` may have changed
+/// Give the open file the status flags of this request (`fcntl(F_SETFL)` may have changed
 /// `O_DIRECT` or `O_APPEND` since the open; FUSE sends the current ones with each read and write).
-fn sync_flags(f: &Arc<RwLock<OpenFile>>, flags: i32) -> Arc<RwLock<OpenFile>> {
+fn sync_flags(f: &Handle, flags: i32) {
     let want = open_flags(flags);
-    let have = f.read().unwrap_or_else(|e| e.into_inner()).flags();
-    if (have.direct, have.append) != (want.direct, want.append) {
-        f.write().unwrap_or_else(|e| e.into_inner()).set_status_flags(want.direct, want.append);
+    let have = f.read().unwrap_or_else(|e| e.into_inner()).as_ref().map(|f| f.flags());
+    if have.is_some_and(|h| (h.direct, h.append) != (want.direct, want.append))
+        && let Some(f) = f.write().unwrap_or_else(|e| e.into_inner()).as_mut()
+    {
+        f.set_status_flags(want.direct, want.append);
     }
-    f.clone()
 }
 
 #[cfg(test)]

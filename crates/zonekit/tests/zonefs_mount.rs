@@ -1808,3 +1808,23 @@ fn aggr_cnv_file_as_a_disk_ext4_on_loop() {
     drop(lo);
     env.umount();
 }
+
+#[test]
+fn fcntl_setfl_o_direct_counts_for_writes() {
+    if !fuse_ready() {
+        return;
+    }
+    // FUSE passes a file's current flags with each write: O_DIRECT set by fcntl after a buffered
+    // open makes a sequential file writable, and clearing it makes the next write EIO again.
+    use nix::fcntl::{F_SETFL, OFlag, fcntl};
+    let mut env = Env::mounted("");
+    let f = open(&env.p("seq/0"), true, BUFFERED).unwrap();
+    assert_eq!(errno(zwrite_f(&f, 0, Buf::new(4096, 1).as_ref(), BUFFERED)), libc::EIO);
+    fcntl(&f, F_SETFL(OFlag::O_DIRECT)).unwrap();
+    assert_eq!(zwrite_f(&f, 0, Buf::new(4096, 1).as_ref(), BUFFERED).unwrap(), 4096);
+    fcntl(&f, F_SETFL(OFlag::empty())).unwrap();
+    assert_eq!(errno(zwrite_f(&f, 4096, Buf::new(4096, 1).as_ref(), BUFFERED)), libc::EIO);
+    drop(f);
+    assert_eq!(env.size("seq/0"), 4096);
+    env.umount();
+}
