@@ -255,13 +255,18 @@ impl Filesystem for ZonefsFuse {
         let r = self.file(ino).and_then(|id| self.vol.open(id, open_flags(flags.0)).map_err(|e| errno(&e)));
         match r {
             Ok(f) => {
-                // FUSE answers a read at or past the size itself, as 0; zonefs fails any read of
-                // an offline file (size 0, no permission bit) with EPERM. Direct I/O mode sends
-                // every read here, so the volume's answer is the one the program gets.
+                // FUSE's direct-I/O mode (no page cache for this descriptor), for two zonefs
+                // rules FUSE would otherwise break:
+                // - FUSE answers a read at or past the size itself, as 0; zonefs fails any read
+                //   of an offline file (size 0, no permission bit) with EPERM;
+                // - zonefs refuses a shared mapping of a sequential file open for writing
+                //   (`zonefs_file_mmap`: EINVAL); in this mode FUSE refuses every shared mapping
+                //   (ENODEV). Read-only descriptors keep the page cache and shared read mappings.
                 let hidden = self.vol.stat(Node::File(f.file())).mode & 0o777 == 0;
+                let seq_writer = f.flags().write && self.vol.layout().file(f.file()).group == Group::Seq;
                 let fh = self.next_fh.fetch_add(1, Ordering::Relaxed);
                 self.open.lock().unwrap_or_else(|e| e.into_inner()).insert(fh, Arc::new(RwLock::new(Some(f))));
-                let flags = if hidden { FopenFlags::FOPEN_DIRECT_IO } else { FopenFlags::empty() };
+                let flags = if hidden || seq_writer { FopenFlags::FOPEN_DIRECT_IO } else { FopenFlags::empty() };
                 reply.opened(FileHandle(fh), flags);
             }
             Err(e) => reply.error(e),

@@ -1261,12 +1261,18 @@ fn t0309_seq_mmap_read() {
     if !fuse_ready() {
         return;
     }
-    // The part FUSE allows: fill with asynchronous direct writes, then read and verify through
-    // mmap. (A shared writable mapping of a sequential file is not refused: FUSE cannot veto an
-    // mmap; writing through it fails at write-back, with EIO.)
+    // A shared writable mapping of a sequential file fails (FUSE's ENODEV where zonefs says
+    // EINVAL); then fill with asynchronous direct writes, and read and verify through mmap.
     let mut env = Env::mounted("");
     let name = format!("--filename={}", env.p("seq/0").display());
     let common = ["--bs=64k", "--size=4M", "--allow_file_create=0", "--create_on_open=1", "--fallocate=none"];
+    let o = Command::new("fio")
+        .args(["--name=m", &name, "--ioengine=mmap", "--rw=write"])
+        .args(common)
+        .output()
+        .expect("fio is installed");
+    assert!(!o.status.success(), "a shared writable mmap of a sequential file must fail");
+    assert_eq!(env.size("seq/0"), 0);
     let mut w = vec!["--name=w", &name, "--ioengine=libaio", "--iodepth=64", "--direct=1", "--rw=write"];
     w.extend_from_slice(&common);
     w.extend_from_slice(&["--verify=md5", "--do_verify=0", "--verify_state_save=0"]);
