@@ -90,16 +90,13 @@ fn answer(vol: &Volume, dev: &FaultDevice, line: &str) -> FsResult<Vec<String>> 
 }
 
 fn serve_control(listener: UnixListener, vol: Arc<Volume>, dev: Arc<FaultDevice>, stop: Arc<AtomicBool>) {
-    while !stop.load(Ordering::SeqCst) {
-        let s = match listener.accept() {
-            Ok((s, _)) => s,
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(5));
-                continue;
-            }
-            Err(_) => continue,
-        };
-        let _ = s.set_nonblocking(false);
+    loop {
+        let accepted = listener.accept();
+        // serve() wakes this thread with a connection of its own once the mount has ended.
+        if stop.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok((s, _)) = accepted else { continue };
         let _ = s.set_read_timeout(Some(Duration::from_secs(5)));
         let mut line = String::new();
         let mut r = BufReader::new(&s);
@@ -154,7 +151,6 @@ pub fn serve(
             let _ = std::fs::remove_file(&sock);
             UnixListener::bind(&sock)
         })
-        .and_then(|l| l.set_nonblocking(true).map(|_| l))
         .map_err(|e| io_err(&format!("control socket {}", sock.display()), e));
     let control = match control {
         Ok(l) => l,
@@ -180,7 +176,9 @@ pub fn serve(
     ready();
     let joined = session.join();
     stop.store(true, Ordering::SeqCst);
-    let _ = ctl.join();
+    if UnixStream::connect(&sock).is_ok() {
+        let _ = ctl.join();
+    }
     let _ = std::fs::remove_file(&sock);
     joined.map_err(|e| io_err("FUSE session", e))?;
     finish(vol)
