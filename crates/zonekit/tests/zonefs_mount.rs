@@ -1834,3 +1834,33 @@ fn fcntl_setfl_o_direct_counts_for_writes() {
     assert_eq!(env.size("seq/0"), 4096);
     env.umount();
 }
+
+#[test]
+fn mount_errors_are_one_line_with_exit_codes() {
+    if !fuse_ready() {
+        return;
+    }
+    let env = Env::mounted("");
+    let line = |o: &Output| {
+        let e = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.starts_with("zonekit: "), "{e}");
+        e
+    };
+    let missing = env.mnt.join("../missing");
+    let o = env.zk(&["mount", env.d(), missing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(line(&o).contains("ENOTDIR"));
+    // The device is locked while mounted.
+    let other = env.mnt.join("../other");
+    std::fs::create_dir(&other).unwrap();
+    let o = env.zk(&["mount", env.d(), other.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(line(&o).contains("EBUSY"));
+    let o = env.zk(&["zone", "report", env.d()]);
+    assert_ne!(o.status.code(), Some(0));
+    // Counters and faults need a running mount.
+    let o = env.zk(&["fs", "stats", other.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(line(&o).contains("not a zonekit mount"));
+}
