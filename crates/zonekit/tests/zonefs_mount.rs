@@ -749,42 +749,6 @@ fn fio(args: &[&str]) {
     assert!(o.status.success(), "fio: {}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
 }
 
-#[test]
-fn t0208_t0209_cnv_mmap() {
-    if !fuse_ready() {
-        return;
-    }
-    for aggr in [false, true] {
-        let mut env = Env::formatted(DEFAULT, if aggr { &["--aggr-cnv"] } else { &[] });
-        env.mount("").unwrap();
-        let f = env.p("cnv/0");
-        let name = format!("--filename={}", f.display());
-        fio(&[
-            "--name=w",
-            &name,
-            "--ioengine=mmap",
-            "--rw=randwrite",
-            "--bs=4k",
-            "--size=2M",
-            "--verify=md5",
-            "--verify_state_save=0",
-        ]);
-        env.remount("");
-        fio(&[
-            "--name=r",
-            &name,
-            "--ioengine=mmap",
-            "--rw=randread",
-            "--bs=4k",
-            "--size=2M",
-            "--verify=md5",
-            "--verify_only",
-            "--verify_state_save=0",
-        ]);
-        env.umount();
-    }
-}
-
 /// Sequential writes of `bs` over a conventional file, then read back sequentially with `rfl`.
 fn cnv_seq(env: &Env, f: &str, size: u64, bs: usize, wfl: Fl, rfl: Fl) {
     let p = env.p(f);
@@ -1160,63 +1124,6 @@ fn t0326_seq_dsync_write_sync() {
 }
 
 #[test]
-fn t0327_seq_dsync_write_async() {
-    if !fuse_ready() {
-        return;
-    }
-    // 8 writes of 512 KiB in flight (libaio), O_DSYNC, filling the file, then verified.
-    let mut env = Env::mounted("");
-    let name = format!("--filename={}", env.p("seq/0").display());
-    fio(&[
-        "--name=w",
-        &name,
-        "--ioengine=libaio",
-        "--iodepth=8",
-        "--direct=1",
-        "--rw=write",
-        "--bs=512k",
-        "--size=4M",
-        "--sync=dsync",
-        "--allow_file_create=0",
-        "--create_on_open=1",
-        "--fallocate=none",
-        "--verify=crc32c",
-        "--verify_state_save=0",
-    ]);
-    assert_eq!(env.size("seq/0"), ZONE);
-    env.umount();
-}
-
-#[test]
-fn t0329_seq_dsync_write_async_iovec() {
-    if !fuse_ready() {
-        return;
-    }
-    // io_uring's vectored writes (IORING_OP_WRITEV), 8 in flight, O_DSYNC, then verified.
-    let mut env = Env::mounted("");
-    let name = format!("--filename={}", env.p("seq/0").display());
-    fio(&[
-        "--name=w",
-        &name,
-        "--ioengine=io_uring",
-        "--nonvectored=0",
-        "--iodepth=8",
-        "--direct=1",
-        "--rw=write",
-        "--bs=512k",
-        "--size=4M",
-        "--sync=dsync",
-        "--allow_file_create=0",
-        "--create_on_open=1",
-        "--fallocate=none",
-        "--verify=crc32c",
-        "--verify_state_save=0",
-    ]);
-    assert_eq!(env.size("seq/0"), ZONE);
-    env.umount();
-}
-
-#[test]
 fn t0328_seq_dsync_write_sync_iovec() {
     if !fuse_ready() {
         return;
@@ -1253,34 +1160,6 @@ fn t0330_seq_large_read_buffered() {
     f.read_to_end(&mut got).unwrap();
     drop(f);
     assert!(got == data);
-    env.umount();
-}
-
-#[test]
-fn t0309_seq_mmap_read() {
-    if !fuse_ready() {
-        return;
-    }
-    // A shared writable mapping of a sequential file fails (FUSE's ENODEV where zonefs says
-    // EINVAL); then fill with asynchronous direct writes, and read and verify through mmap.
-    let mut env = Env::mounted("");
-    let name = format!("--filename={}", env.p("seq/0").display());
-    let common = ["--bs=64k", "--size=4M", "--allow_file_create=0", "--create_on_open=1", "--fallocate=none"];
-    let o = Command::new("fio")
-        .args(["--name=m", &name, "--ioengine=mmap", "--rw=write"])
-        .args(common)
-        .output()
-        .expect("fio is installed");
-    assert!(!o.status.success(), "a shared writable mmap of a sequential file must fail");
-    assert_eq!(env.size("seq/0"), 0);
-    let mut w = vec!["--name=w", &name, "--ioengine=libaio", "--iodepth=64", "--direct=1", "--rw=write"];
-    w.extend_from_slice(&common);
-    w.extend_from_slice(&["--verify=md5", "--do_verify=0", "--verify_state_save=0"]);
-    fio(&w);
-    let mut r = vec!["--name=r", &name, "--ioengine=mmap", "--rw=randread"];
-    r.extend_from_slice(&common);
-    r.extend_from_slice(&["--verify=md5", "--verify_only", "--verify_state_save=0"]);
-    fio(&r);
     env.umount();
 }
 
@@ -1557,40 +1436,6 @@ fn wp_moved_async(opts: &str, a: After) {
     env.umount();
 }
 
-#[test]
-fn t0601_wp_error_remount_ro_async() {
-    if fuse_ready() {
-        wp_moved_async(
-            "errors=remount-ro",
-            After { size: 4096, perm: 0o640, read_ok: true, write_ok: false, fs_ro: true },
-        );
-    }
-}
-
-#[test]
-fn t0603_wp_error_zone_ro_async() {
-    if fuse_ready() {
-        wp_moved_async(
-            "errors=zone-ro",
-            After { size: 4096, perm: 0o440, read_ok: true, write_ok: false, fs_ro: false },
-        );
-    }
-}
-
-#[test]
-fn t0605_wp_error_zone_offline_async() {
-    if fuse_ready() {
-        wp_moved_async("errors=zone-offline", HIDDEN);
-    }
-}
-
-#[test]
-fn t0607_wp_error_repair_async() {
-    if fuse_ready() {
-        wp_moved_async("errors=repair", After { size: 8192, perm: 0o640, read_ok: true, write_ok: true, fs_ro: false });
-    }
-}
-
 /// 0610–0627: the zone goes read-only or offline, found at mount or by the next write.
 fn zone_cond(opts: &str, fault: &str, at_mount: bool, a: After) {
     let mut env = Env::mounted(opts);
@@ -1863,4 +1708,176 @@ fn mount_errors_are_one_line_with_exit_codes() {
     let o = env.zk(&["fs", "stats", other.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(line(&o).contains("not a zonekit mount"));
+}
+
+/// The cases that use fio (asynchronous I/O, mmap with verification): `#[ignore]`d for a plain
+/// `cargo test`, run by `scripts/test.sh`, where a missing fio fails them.
+mod needs_tools {
+    use super::*;
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn t0208_t0209_cnv_mmap() {
+        if !fuse_ready() {
+            return;
+        }
+        for aggr in [false, true] {
+            let mut env = Env::formatted(DEFAULT, if aggr { &["--aggr-cnv"] } else { &[] });
+            env.mount("").unwrap();
+            let f = env.p("cnv/0");
+            let name = format!("--filename={}", f.display());
+            fio(&[
+                "--name=w",
+                &name,
+                "--ioengine=mmap",
+                "--rw=randwrite",
+                "--bs=4k",
+                "--size=2M",
+                "--verify=md5",
+                "--verify_state_save=0",
+            ]);
+            env.remount("");
+            fio(&[
+                "--name=r",
+                &name,
+                "--ioengine=mmap",
+                "--rw=randread",
+                "--bs=4k",
+                "--size=2M",
+                "--verify=md5",
+                "--verify_only",
+                "--verify_state_save=0",
+            ]);
+            env.umount();
+        }
+    }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn t0309_seq_mmap_read() {
+        if !fuse_ready() {
+            return;
+        }
+        // A shared writable mapping of a sequential file fails (FUSE's ENODEV where zonefs says
+        // EINVAL); then fill with asynchronous direct writes, and read and verify through mmap.
+        let mut env = Env::mounted("");
+        let name = format!("--filename={}", env.p("seq/0").display());
+        let common = ["--bs=64k", "--size=4M", "--allow_file_create=0", "--create_on_open=1", "--fallocate=none"];
+        let o = Command::new("fio")
+            .args(["--name=m", &name, "--ioengine=mmap", "--rw=write"])
+            .args(common)
+            .output()
+            .expect("fio is installed");
+        assert!(!o.status.success(), "a shared writable mmap of a sequential file must fail");
+        assert_eq!(env.size("seq/0"), 0);
+        let mut w = vec!["--name=w", &name, "--ioengine=libaio", "--iodepth=64", "--direct=1", "--rw=write"];
+        w.extend_from_slice(&common);
+        w.extend_from_slice(&["--verify=md5", "--do_verify=0", "--verify_state_save=0"]);
+        fio(&w);
+        let mut r = vec!["--name=r", &name, "--ioengine=mmap", "--rw=randread"];
+        r.extend_from_slice(&common);
+        r.extend_from_slice(&["--verify=md5", "--verify_only", "--verify_state_save=0"]);
+        fio(&r);
+        env.umount();
+    }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn t0327_seq_dsync_write_async() {
+        if !fuse_ready() {
+            return;
+        }
+        // 8 writes of 512 KiB in flight (libaio), O_DSYNC, filling the file, then verified.
+        let mut env = Env::mounted("");
+        let name = format!("--filename={}", env.p("seq/0").display());
+        fio(&[
+            "--name=w",
+            &name,
+            "--ioengine=libaio",
+            "--iodepth=8",
+            "--direct=1",
+            "--rw=write",
+            "--bs=512k",
+            "--size=4M",
+            "--sync=dsync",
+            "--allow_file_create=0",
+            "--create_on_open=1",
+            "--fallocate=none",
+            "--verify=crc32c",
+            "--verify_state_save=0",
+        ]);
+        assert_eq!(env.size("seq/0"), ZONE);
+        env.umount();
+    }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn t0329_seq_dsync_write_async_iovec() {
+        if !fuse_ready() {
+            return;
+        }
+        // io_uring's vectored writes (IORING_OP_WRITEV), 8 in flight, O_DSYNC, then verified.
+        let mut env = Env::mounted("");
+        let name = format!("--filename={}", env.p("seq/0").display());
+        fio(&[
+            "--name=w",
+            &name,
+            "--ioengine=io_uring",
+            "--nonvectored=0",
+            "--iodepth=8",
+            "--direct=1",
+            "--rw=write",
+            "--bs=512k",
+            "--size=4M",
+            "--sync=dsync",
+            "--allow_file_create=0",
+            "--create_on_open=1",
+            "--fallocate=none",
+            "--verify=crc32c",
+            "--verify_state_save=0",
+        ]);
+        assert_eq!(env.size("seq/0"), ZONE);
+        env.umount();
+    }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn t0601_wp_error_remount_ro_async() {
+        if fuse_ready() {
+            wp_moved_async(
+                "errors=remount-ro",
+                After { size: 4096, perm: 0o640, read_ok: true, write_ok: false, fs_ro: true },
+            );
+        }
+    }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn t0603_wp_error_zone_ro_async() {
+        if fuse_ready() {
+            wp_moved_async(
+                "errors=zone-ro",
+                After { size: 4096, perm: 0o440, read_ok: true, write_ok: false, fs_ro: false },
+            );
+        }
+    }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn t0605_wp_error_zone_offline_async() {
+        if fuse_ready() {
+            wp_moved_async("errors=zone-offline", HIDDEN);
+        }
+    }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn t0607_wp_error_repair_async() {
+        if fuse_ready() {
+            wp_moved_async(
+                "errors=repair",
+                After { size: 8192, perm: 0o640, read_ok: true, write_ok: true, fs_ro: false },
+            );
+        }
+    }
 }
