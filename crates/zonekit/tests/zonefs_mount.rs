@@ -1880,4 +1880,61 @@ mod needs_tools {
             );
         }
     }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn t0204_t0205_t0210_t0211_t0216_t0217_cnv_fio_libaio() {
+        if !fuse_ready() {
+            return;
+        }
+        // zonefs-tools' libaio runs on conventional files: random and sequential writes with
+        // 8 and 64 in flight, buffered and direct, verified; then sequential reads verified.
+        let mut env = Env::mounted("");
+        for (i, (rw, depth, direct)) in
+            [("randwrite", "8", "0"), ("randwrite", "64", "1"), ("write", "8", "1")].into_iter().enumerate()
+        {
+            let name = format!("--filename={}", env.p(&format!("cnv/{i}")).display());
+            let depth = format!("--iodepth={depth}");
+            let direct = format!("--direct={direct}");
+            let common = ["--ioengine=libaio", "--bs=128k", "--size=4M", "--verify=md5", "--verify_state_save=0"];
+            let mut w = vec!["--name=w", &name, "--rw", rw, &depth, &direct];
+            w.extend_from_slice(&common);
+            fio(&w);
+            let mut r = vec!["--name=r", &name, "--rw=read", &depth, &direct, "--verify_only"];
+            r.extend_from_slice(&common);
+            fio(&r);
+        }
+        env.umount();
+    }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn t0320_t0321_t0322_t0323_seq_fio_libaio_fill_and_reads() {
+        if !fuse_ready() {
+            return;
+        }
+        // As zonefs-tools: fill with libaio, 8 direct writes in flight, verified; then random and
+        // sequential reads, buffered and direct, psync and libaio, verified.
+        let mut env = Env::mounted("");
+        let name = format!("--filename={}", env.p("seq/0").display());
+        let common = ["--bs=128k", "--size=4M", "--allow_file_create=0", "--create_on_open=1", "--fallocate=none"];
+        let mut w = vec!["--name=w", &name, "--ioengine=libaio", "--iodepth=8", "--direct=1", "--rw=write"];
+        w.extend_from_slice(&common);
+        w.extend_from_slice(&["--verify=md5", "--verify_state_save=0"]);
+        fio(&w);
+        assert_eq!(env.size("seq/0"), ZONE);
+        for rw in ["randread", "read"] {
+            for direct in ["0", "1"] {
+                for engine in ["psync", "libaio"] {
+                    let (rw, direct, engine) =
+                        (format!("--rw={rw}"), format!("--direct={direct}"), format!("--ioengine={engine}"));
+                    let mut r = vec!["--name=r", &name, &rw, &direct, &engine, "--iodepth=8", "--verify=md5"];
+                    r.extend_from_slice(&common);
+                    r.extend_from_slice(&["--verify_only", "--verify_state_save=0"]);
+                    fio(&r);
+                }
+            }
+        }
+        env.umount();
+    }
 }
