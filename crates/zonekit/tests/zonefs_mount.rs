@@ -1888,23 +1888,29 @@ mod needs_tools {
             return;
         }
         // zonefs-tools' libaio runs on conventional files: random and sequential writes with
-        // 8 and 64 in flight, buffered and direct, verified; then sequential reads verified.
-        let mut env = Env::mounted("");
-        for (i, (rw, depth, direct)) in
-            [("randwrite", "8", "0"), ("randwrite", "64", "1"), ("write", "8", "1")].into_iter().enumerate()
-        {
-            let name = format!("--filename={}", env.p(&format!("cnv/{i}")).display());
-            let depth = format!("--iodepth={depth}");
-            let direct = format!("--direct={direct}");
-            let common = ["--ioengine=libaio", "--bs=128k", "--size=4M", "--verify=md5", "--verify_state_save=0"];
-            let mut w = vec!["--name=w", &name, "--rw", rw, &depth, &direct];
-            w.extend_from_slice(&common);
-            fio(&w);
-            let mut r = vec!["--name=r", &name, "--rw=read", &depth, &direct, "--verify_only"];
-            r.extend_from_slice(&common);
-            fio(&r);
+        // 8 and 64 in flight, buffered and direct, verified; then sequential reads verified. The
+        // same on the aggregated file (0206, 0207, 0212, 0213, 0218, 0219).
+        for aggr in [false, true] {
+            let mut env = Env::formatted(DEFAULT, if aggr { &["--aggr-cnv"] } else { &[] });
+            env.mount("").unwrap();
+            for (i, (rw, depth, direct)) in
+                [("randwrite", "8", "0"), ("randwrite", "64", "1"), ("write", "8", "1")].into_iter().enumerate()
+            {
+                let file = if aggr { "cnv/0".to_string() } else { format!("cnv/{i}") };
+                let name = format!("--filename={}", env.p(&file).display());
+                let depth = format!("--iodepth={depth}");
+                let direct = format!("--direct={direct}");
+                let size = if aggr { "--size=12M" } else { "--size=4M" };
+                let common = ["--ioengine=libaio", "--bs=128k", size, "--verify=md5", "--verify_state_save=0"];
+                let mut w = vec!["--name=w", &name, "--rw", rw, &depth, &direct];
+                w.extend_from_slice(&common);
+                fio(&w);
+                let mut r = vec!["--name=r", &name, "--rw=read", &depth, &direct, "--verify_only"];
+                r.extend_from_slice(&common);
+                fio(&r);
+            }
+            env.umount();
         }
-        env.umount();
     }
 
     #[test]
