@@ -12,5 +12,6 @@ pub mod run;
 pub mod stats;
 pub mod sys;
 pub mod target;
+pub mod verify;
 pub mod workload;
 pub mod zbd;
