@@ -524,6 +524,9 @@ fn finalize(
             "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1".into(),
         );
     }
+    if let Err(why) = crate::verify::resolve_options(o) {
+        conflict(where_set("verify"), why);
+    }
     if o.filename.is_none() && o.filename_format.is_empty() {
         conflict(where_set("filename_format"), "filename_format is empty and no filename is given".into());
     }

@@ -65,6 +65,7 @@ errnos! {
     EROFS = 30, "Read-only file system";
     ENAMETOOLONG = 36, "File name too long";
     EOVERFLOW = 75, "Value too large for defined data type";
+    EILSEQ = 84, "Invalid or incomplete multibyte or wide character";
     EOPNOTSUPP = 95, "Operation not supported";
     ETOOMANYREFS = 109, "Too many references: cannot splice";
     EREMOTEIO = 121, "Remote I/O error";

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeSet;
 use std::time::Duration;
+use crate::verify::{Pattern, VerifyType};
 
 /// Index of the read direction in per-direction arrays.
 pub const READ: usize = 0;
@@ -557,6 +558,8 @@ pub struct JobOptions {
     pub read_beyond_wp: bool,
     /// `do_verify` (default on, verify or not: fio then starts every pass with all files).
     pub do_verify: bool,
+    /// `verify` and the options that go with it.
+    pub verify: VerifyOptions,
     /// `max_open_zones` (0: the device limit).
     pub max_open_zones: u32,
     /// `job_max_open_zones` (0: no per-job limit).
@@ -572,6 +575,57 @@ pub struct JobOptions {
     /// Canonical names of the options set explicitly (in a section, a global section or on the
     /// command line), as fio's `fio_option_is_set`.
     pub set: BTreeSet<&'static str>,
+}
+
+/// Data verification options (`verify=` and the options that refine it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerifyOptions {
+    /// `verify` (`verify_pattern` alone selects [`VerifyType::Pattern`]).
+    pub kind: VerifyType,
+    /// `verify_interval` in bytes (0: fio's default, resolved when the job is checked).
+    pub interval: u32,
+    /// `verify_offset`: where the header is swapped to in each interval.
+    pub offset: u32,
+    /// `verify_pattern`.
+    pub pattern: Option<Pattern>,
+    /// `verify_fatal`.
+    pub fatal: bool,
+    /// `verify_dump`.
+    pub dump: bool,
+    /// `verify_async` (zonekit verifies inline: the number is accepted).
+    pub async_threads: u32,
+    /// `verify_backlog`: verify after this many writes (0: after the write phase).
+    pub backlog: u64,
+    /// `verify_backlog_batch` (0: `verify_backlog`).
+    pub backlog_batch: u32,
+    /// `experimental_verify`: verify by replaying the workload instead of a list of writes.
+    pub experimental: bool,
+    /// `verify_state_save` (default on).
+    pub state_save: bool,
+    /// `verify_state_load`.
+    pub state_load: bool,
+    /// `verify_only`: a writing job only reads back what it would have written.
+    pub only: bool,
+}
+
+impl Default for VerifyOptions {
+    fn default() -> Self {
+        VerifyOptions {
+            kind: VerifyType::None,
+            interval: 0,
+            offset: 0,
+            pattern: None,
+            fatal: false,
+            dump: false,
+            async_threads: 0,
+            backlog: 0,
+            backlog_batch: 0,
+            experimental: false,
+            state_save: true,
+            state_load: false,
+            only: false,
+        }
+    }
 }
 
 impl JobOptions {
@@ -746,6 +800,7 @@ impl Default for JobOptions {
             zoneskip: SizeSpec::Bytes(0),
             read_beyond_wp: false,
             do_verify: true,
+            verify: VerifyOptions::default(),
             max_open_zones: 0,
             job_max_open_zones: 0,
             ignore_zone_limits: false,

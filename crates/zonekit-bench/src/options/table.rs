@@ -941,7 +941,11 @@ pub static OPTIONS: &[OptionDef] = &[
             o.time_based = v.as_bool();
             Ok(())
         }),
-    opt("verify_only", Kind::Flag, Category::Verify, Support::Refused, "Do not write: only verify data written by an earlier run."),
+    opt("verify_only", Kind::Flag, Category::Verify, Support::Implemented, "Do not write: only verify data written by an earlier run (a writing job reads back what it would have written).")
+        .apply(|o, v| {
+            o.verify.only = v.as_bool();
+            Ok(())
+        }),
     opt("ramp_time", Kind::Time { seconds: true }, Category::Time, Support::Implemented, "Run this long before statistics start (seconds by default).")
         .apply(|o, v| {
             o.ramp_time = v.as_time();
@@ -955,9 +959,13 @@ pub static OPTIONS: &[OptionDef] = &[
         .alias(&["mem_align"])
         .def("0")
         .parent("iomem"),
-    opt("verify", Kind::Choice { choices: &[Choice { name: "0", canon: "0", help: "" }, Choice { name: "md5", canon: "md5", help: "" }, Choice { name: "crc64", canon: "crc64", help: "" }, Choice { name: "crc32", canon: "crc32", help: "" }, Choice { name: "crc32c-intel", canon: "crc32c-intel", help: "" }, Choice { name: "crc32c", canon: "crc32c", help: "" }, Choice { name: "crc16", canon: "crc16", help: "" }, Choice { name: "crc7", canon: "crc7", help: "" }, Choice { name: "sha1", canon: "sha1", help: "" }, Choice { name: "sha256", canon: "sha256", help: "" }, Choice { name: "sha512", canon: "sha512", help: "" }, Choice { name: "sha3-224", canon: "sha3-224", help: "" }, Choice { name: "sha3-256", canon: "sha3-256", help: "" }, Choice { name: "sha3-384", canon: "sha3-384", help: "" }, Choice { name: "sha3-512", canon: "sha3-512", help: "" }, Choice { name: "xxhash", canon: "xxhash", help: "" }, Choice { name: "meta", canon: "meta", help: "" }, Choice { name: "pattern", canon: "pattern", help: "" }, Choice { name: "null", canon: "null", help: "" }], postfix: false }, Category::Verify, Support::Refused, "Check written data with this method (`md5`, `crc32c`, `pattern`…); `0` is off.")
-        .def("0"),
-    opt("do_verify", Kind::Bool, Category::Verify, Support::Ignored, "Run the verify phase after writing; has effect only with `verify`, which is refused (fio's default of 1 also makes every pass of a job start with all its files, which zonekit follows).")
+    opt("verify", Kind::Choice { choices: &[Choice { name: "0", canon: "0", help: "" }, Choice { name: "md5", canon: "md5", help: "" }, Choice { name: "crc64", canon: "crc64", help: "" }, Choice { name: "crc32", canon: "crc32", help: "" }, Choice { name: "crc32c-intel", canon: "crc32c-intel", help: "" }, Choice { name: "crc32c", canon: "crc32c", help: "" }, Choice { name: "crc16", canon: "crc16", help: "" }, Choice { name: "crc7", canon: "crc7", help: "" }, Choice { name: "sha1", canon: "sha1", help: "" }, Choice { name: "sha256", canon: "sha256", help: "" }, Choice { name: "sha512", canon: "sha512", help: "" }, Choice { name: "sha3-224", canon: "sha3-224", help: "" }, Choice { name: "sha3-256", canon: "sha3-256", help: "" }, Choice { name: "sha3-384", canon: "sha3-384", help: "" }, Choice { name: "sha3-512", canon: "sha3-512", help: "" }, Choice { name: "xxhash", canon: "xxhash", help: "" }, Choice { name: "meta", canon: "meta", help: "" }, Choice { name: "pattern", canon: "pattern", help: "" }, Choice { name: "null", canon: "null", help: "" }], postfix: false }, Category::Verify, Support::Implemented, "Check written data with this method (`md5`, `crc32c`, `pattern`…); `0` is off. Written blocks carry fio's verify header, so data written by fio verifies here and the reverse.")
+        .def("0")
+        .apply(|o, v| {
+            o.verify.kind = crate::verify::VerifyType::from_option(v.as_text());
+            Ok(())
+        }),
+    opt("do_verify", Kind::Bool, Category::Verify, Support::Implemented, "Run the verify phase after writing (with `verify`; fio's default of 1 also makes every pass of a job start with all its files, which zonekit follows).")
         .def("1")
         .parent("verify")
         .apply(|o, v| {
@@ -966,43 +974,87 @@ pub static OPTIONS: &[OptionDef] = &[
         }),
     opt("verifysort", Kind::Deprecated, Category::Verify, Support::Ignored, "Deprecated in fio; no effect."),
     opt("verifysort_nr", Kind::Deprecated, Category::Verify, Support::Ignored, "Deprecated in fio; no effect."),
-    opt("verify_interval", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Ignored, "Bytes covered by each verify header; has effect only with `verify`.")
-        .parent("verify"),
-    opt("verify_offset", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Ignored, "Where the verify header sits in a block; has effect only with `verify`.")
-        .parent("verify"),
-    opt("verify_pattern", Kind::Text, Category::Verify, Support::Ignored, "Pattern written and checked; has effect only with `verify`.")
-        .parent("verify"),
-    opt("verify_fatal", Kind::Bool, Category::Verify, Support::Ignored, "Stop at the first verify failure; has effect only with `verify`.")
+    opt("verify_interval", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Implemented, "Bytes covered by each verify header (default: the write block size).")
+        .parent("verify")
+        .apply(|o, v| {
+            o.verify.interval = v.as_u32();
+            Ok(())
+        }),
+    opt("verify_offset", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Implemented, "Swap the verify header to this offset in each interval.")
+        .parent("verify")
+        .apply(|o, v| {
+            o.verify.offset = v.as_u32();
+            Ok(())
+        }),
+    opt("verify_pattern", Kind::Text, Category::Verify, Support::Implemented, "Pattern written and checked: `0xHEX`, a decimal integer, `\"text\"`, `'file'`, `%o` (the block offset), one after the other; alone it selects verification by pattern with headers.")
+        .parent("verify")
+        .apply(|o, v| {
+            o.verify.pattern = Some(crate::verify::Pattern::parse(v.as_text())?);
+            Ok(())
+        }),
+    opt("verify_fatal", Kind::Bool, Category::Verify, Support::Implemented, "Stop checking a block at its first bad interval.")
         .def("0")
-        .parent("verify"),
-    opt("verify_dump", Kind::Bool, Category::Verify, Support::Ignored, "Dump blocks that fail verification; has effect only with `verify`.")
+        .parent("verify")
+        .apply(|o, v| {
+            o.verify.fatal = v.as_bool();
+            Ok(())
+        }),
+    opt("verify_dump", Kind::Bool, Category::Verify, Support::Implemented, "Write the received and expected data of a block that fails verification to files in the current directory.")
         .def("0")
-        .parent("verify"),
-    opt("verify_async", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Ignored, "Verify in this many helper threads; has effect only with `verify`.")
+        .parent("verify")
+        .apply(|o, v| {
+            o.verify.dump = v.as_bool();
+            Ok(())
+        }),
+    opt("verify_async", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Implemented, "Verify in this many helper threads; zonekit verifies inline in the job's thread, with the same results.")
         .def("0")
-        .parent("verify"),
-    opt("verify_backlog", Kind::Size { min: 0, percent: false, zones: false }, Category::Verify, Support::Ignored, "Verify after every N written blocks; has effect only with `verify`.")
-        .parent("verify"),
-    opt("verify_backlog_batch", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Ignored, "Blocks checked per backlog round; has effect only with `verify`.")
-        .parent("verify"),
+        .parent("verify")
+        .apply(|o, v| {
+            o.verify.async_threads = v.as_u32();
+            Ok(())
+        }),
+    opt("verify_backlog", Kind::Size { min: 0, percent: false, zones: false }, Category::Verify, Support::Implemented, "Verify written blocks after every N writes instead of after the write phase.")
+        .parent("verify")
+        .apply(|o, v| {
+            o.verify.backlog = v.as_bytes();
+            Ok(())
+        }),
+    opt("verify_backlog_batch", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Implemented, "Blocks verified per backlog round (0: `verify_backlog`).")
+        .parent("verify")
+        .apply(|o, v| {
+            o.verify.backlog_batch = v.as_u32();
+            Ok(())
+        }),
     opt("verify_async_cpus", Kind::Special("CPU list, e.g. 0-3,6"), Category::Verify, Support::Ignored, "CPUs of the verify threads; has effect only with `verify`.")
         .parent("verify_async"),
-    opt("experimental_verify", Kind::Bool, Category::Verify, Support::Ignored, "Verify by replaying offsets; has effect only with `verify`.")
-        .parent("verify"),
-    opt("verify_state_load", Kind::Bool, Category::Verify, Support::Ignored, "Load the state a verify run saved; has effect only with `verify`.")
-        .parent("verify"),
-    opt("verify_state_save", Kind::Bool, Category::Verify, Support::Ignored, "Save verify state when a write job ends; has effect only with `verify`.")
+    opt("experimental_verify", Kind::Bool, Category::Verify, Support::Implemented, "Verify by replaying the job's offsets instead of a list of its writes.")
+        .parent("verify")
+        .apply(|o, v| {
+            o.verify.experimental = v.as_bool();
+            Ok(())
+        }),
+    opt("verify_state_load", Kind::Bool, Category::Verify, Support::Implemented, "Stop verifying where the writing job stopped, as its saved state file (`local-JOB-N-verify.state`) says.")
+        .parent("verify")
+        .apply(|o, v| {
+            o.verify.state_load = v.as_bool();
+            Ok(())
+        }),
+    opt("verify_state_save", Kind::Bool, Category::Verify, Support::Implemented, "When a writing job with `verify` ends, save what it completed to `local-JOB-N-verify.state` (fio's format).")
         .def("1")
-        .parent("verify"),
-    opt("trim_percentage", Kind::Int { min: 0, max: 100 }, Category::Verify, Support::Ignored, "Trim this share of verified blocks; has effect only with `verify`.")
+        .parent("verify")
+        .apply(|o, v| {
+            o.verify.state_save = v.as_bool();
+            Ok(())
+        }),
+    opt("trim_percentage", Kind::Int { min: 0, max: 100 }, Category::Verify, Support::Refused, "Trim this share of verified blocks; not implemented by zonekit.")
         .def("0")
         .parent("verify"),
-    opt("trim_verify_zero", Kind::Bool, Category::Verify, Support::Ignored, "Check that trimmed blocks read back as zeros; has effect only with `verify`.")
+    opt("trim_verify_zero", Kind::Bool, Category::Verify, Support::Ignored, "Check that trimmed blocks read back as zeros; has effect only with `trim_percentage`, which zonekit refuses.")
         .def("1")
         .parent("trim_percentage"),
-    opt("trim_backlog", Kind::Size { min: 0, percent: false, zones: false }, Category::Verify, Support::Ignored, "Trim after every N written blocks; has effect only with `verify`.")
+    opt("trim_backlog", Kind::Size { min: 0, percent: false, zones: false }, Category::Verify, Support::Refused, "Trim after every N written blocks; not implemented by zonekit.")
         .parent("trim_percentage"),
-    opt("trim_backlog_batch", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Ignored, "Blocks trimmed per backlog round; has effect only with `verify`.")
+    opt("trim_backlog_batch", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Refused, "Blocks trimmed per backlog round; not implemented by zonekit.")
         .parent("trim_percentage"),
     opt("write_iolog", Kind::Text, Category::Trace, Support::Refused, "Record the I/O pattern to this file."),
     opt("read_iolog", Kind::Text, Category::Trace, Support::Refused, "Replay an I/O pattern (iolog or blktrace) from this file."),

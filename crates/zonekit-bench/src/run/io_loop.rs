@@ -16,6 +16,7 @@
 //! the simulated clock.
 
 use crate::rng::Rng;
+use crate::verify::run::{JobVerify, ReadCheck};
 use crate::stats::{Ddir as StatDdir, ThreadStats};
 use crate::workload::{Dir, NextIo, Proposal, Workload, ZoneHooks};
 use crate::zbd::{Decision, JobIo, ZoneIo, ZoneJob};
@@ -107,15 +108,19 @@ pub struct LoopConfig {
 }
 
 /// How the loop ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct LoopEnd {
     /// Nanoseconds from the epoch (after ramp) to the end of the last I/O.
     pub io_runtime_ns: u64,
+    /// The epoch: the clock reading the statistics count from (the end of `ramp_time`).
+    pub epoch_ns: u64,
     /// The first fatal error, as fio reports it (`io_u error on file …`), with its errno.
     pub error: Option<(i32, String)>,
     /// Lines fio would print with `log_err` while the job ran (zone policy messages), as
     /// printed (`zonekit: ` only where fio's start with `fio: `).
     pub log: Vec<String>,
+    /// The job's verification, handed back for its verify phase.
+    pub verify: Option<Box<JobVerify>>,
 }
 
 fn engine_ddir(d: Dir) -> Ddir {
@@ -148,11 +153,13 @@ struct Slot {
     reset: bool,
 }
 
-/// An I/O ready to be issued: where it goes, and the zone it holds locked (`zonemode=zbd`).
+/// An I/O ready to be issued: where it goes, the zone it holds locked (`zonemode=zbd`), and
+/// for a read of the verify list what it is checked against.
 #[derive(Debug, Clone, Copy)]
 struct Issue {
     io: NextIo,
     zone: Option<u32>,
+    check: Option<ReadCheck>,
 }
 
 /// The zone policies of a job's files, as the workload asks them.
@@ -212,6 +219,8 @@ struct Core<'a, C: Clock> {
     since_progress: u32,
     /// The result of a zone reset an engine queued (a timed device), once it completed.
     reset_result: Option<i32>,
+    /// Data verification (`verify=`).
+    verify: Option<Box<JobVerify>>,
 }
 
 impl<C: Clock> Core<'_, C> {
@@ -336,14 +345,29 @@ impl<C: Clock> Core<'_, C> {
                 {
                     zj.completed(&Self::zone_io(&io), z, self.cfg.job_id);
                 }
-                self.complete(io, i64::from(c.result), slot.start, slot.issue, c.at_ns);
+                self.complete(c.tag, io, i64::from(c.result), slot.start, slot.issue, c.at_ns);
             }
         }
         self.reaped = reaped;
     }
 
-    fn complete(&mut self, io: NextIo, res: i64, start: u64, issue: u64, done: u64) {
+    fn complete(&mut self, tag: u32, io: NextIo, res: i64, start: u64, issue: u64, done: u64) {
         self.last_done = done;
+        if let Some(v) = self.verify.as_mut() {
+            let name = self.cfg.file_names.get(io.file).map_or("", String::as_str);
+            let buf = self.engine.buffer(tag);
+            if let Err(e) = v.completed(tag, &io, res, buf, name) {
+                self.log.extend(e.lines.into_iter().map(|l| match l.strip_prefix("fio: ") {
+                    Some(rest) => format!("zonekit: {rest}"),
+                    None => l,
+                }));
+                if e.fatal {
+                    self.error.get_or_insert((libc::EILSEQ, e.verror.to_string()));
+                } else if !self.ramping {
+                    self.stats.io_error(StatDdir::Read, libc::EILSEQ);
+                }
+            }
+        }
         if self.ramping {
             return;
         }
@@ -551,6 +575,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 progress_every: 64,
                 since_progress: 0,
                 reset_result: None,
+                verify: None,
                 cfg,
             },
             workload,
@@ -637,9 +662,26 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         let c = &mut self.core;
         LoopEnd {
             io_runtime_ns: c.last_done.saturating_sub(c.epoch_ns),
+            epoch_ns: c.epoch_ns,
             error: c.error.take(),
             log: std::mem::take(&mut c.log),
+            verify: c.verify.take(),
         }
+    }
+
+    /// Go on from an earlier loop of the same job (its verify phase): the statistics keep
+    /// counting from its epoch, the deadline stays the job's.
+    pub fn continue_from(mut self, epoch_ns: u64) -> Self {
+        self.core.epoch_ns = epoch_ns;
+        self.core.ramping = false;
+        self.core.progress.state.store(2, Ordering::Relaxed);
+        self
+    }
+
+    /// Verify data as fio's `verify=` does: fill writes with headers, check reads.
+    pub fn with_verify(mut self, v: Option<Box<JobVerify>>) -> Self {
+        self.core.verify = v;
+        self
     }
 
     fn housekeeping(&mut self, now: u64, start: u64) {
@@ -673,7 +715,20 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
     }
 
-    fn prepare(&mut self, tag: u32, io: &NextIo) {
+    fn prepare(&mut self, tag: u32, issue: &Issue) {
+        let io = &issue.io;
+        if let Some(v) = self.core.verify.as_mut() {
+            match io.dir {
+                Dir::Write => {
+                    let now = self.core.clock.now_ns();
+                    let buf = &mut self.core.engine.buffer(tag)[..io.len as usize];
+                    v.prepare_write(tag, io, buf, now);
+                    return;
+                }
+                Dir::Read => v.prepare_read(tag, issue.check),
+                _ => {}
+            }
+        }
         if io.dir != Dir::Write {
             return;
         }
@@ -696,6 +751,26 @@ impl<'a, C: Clock> JobLoop<'a, C> {
 
     /// The job's next I/O, placed by the zone policy of its file; `None` when the job is done.
     async fn next_io(&mut self) -> Option<Issue> {
+        let issue = self.next_io_inner().await?;
+        match &self.core.verify {
+            Some(v) if v.should_stop(&issue.io, issue.check.as_ref()) => {
+                if let (Some(z), Some(zj)) = (issue.zone, self.core.zone_of(&issue.io)) {
+                    zj.file.unlock(z);
+                }
+                None
+            }
+            _ => Some(issue),
+        }
+    }
+
+    async fn next_io_inner(&mut self) -> Option<Issue> {
+        if let Some(v) = self.core.verify.as_mut()
+            && let Some(next) = v.next_read()
+        {
+            let (io, check) = next?;
+            self.workload.count_replayed(&io);
+            return Some(Issue { io, zone: None, check: Some(check) });
+        }
         let zones = self.core.zones.clone();
         loop {
             let p: Proposal = if zones.iter().any(Option::is_some) {
@@ -705,7 +780,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             };
             let zj = match zones.get(p.file) {
                 Some(Some(zj)) if p.dir.index().is_some() => zj,
-                _ => return Some(Issue { io: self.workload.accept(&p, p.offset, p.len), zone: None }),
+                _ => return Some(Issue { io: self.workload.accept(&p, p.offset, p.len), zone: None, check: None }),
             };
             let mut zio = ZoneIo { dir: p.dir, offset: p.offset, len: p.len };
             match zj.adjust(&mut zio, &mut self.core).await {
@@ -718,7 +793,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                         }
                         continue;
                     }
-                    return Some(Issue { io, zone });
+                    return Some(Issue { io, zone, check: None });
                 }
                 Decision::Eof => {
                     if self.core.error.is_some() {
@@ -771,6 +846,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
     }
 
     fn count_issue(&mut self, dir: Dir) {
+        if let Some(v) = self.core.verify.as_mut() {
+            v.issued(dir);
+        }
         if !self.core.ramping {
             match stat_ddir(dir) {
                 Some(d) => self.core.stats.issued(d),
@@ -786,7 +864,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             return self.core.now();
         };
         let io = issue.io;
-        self.prepare(0, &io);
+        self.prepare(0, &issue);
         let start = self.core.now();
         let (res, at) = match self.submit(0, &issue).await {
             Queued::Completed(r) => (r, None),
@@ -806,7 +884,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             self.core.stats.submitted(1);
             self.core.stats.completed(1);
         }
-        self.core.complete(io, i64::from(res), start, start, done);
+        self.core.complete(0, io, i64::from(res), start, start, done);
         done
     }
 
@@ -835,7 +913,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             let _ = tag;
             let Some(&tag) = self.core.free.last() else { return };
             let io = issue.io;
-            self.prepare(tag, &io);
+            self.prepare(tag, &issue);
             let start = self.core.now();
             match self.submit(tag, &issue).await {
                 Queued::Queued => {
@@ -859,7 +937,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     if !self.core.ramping {
                         self.core.stats.queued(self.core.inflight + 1, 1);
                     }
-                    self.core.complete(io, i64::from(res), start, start, done);
+                    self.core.complete(tag, io, i64::from(res), start, start, done);
                 }
                 Queued::Busy => {
                     // Not now (the engine waits for its queued I/Os to be committed, or its queue

@@ -5,12 +5,15 @@
 
 use crate::options::engines;
 use crate::options::job::{JobOptions, SizeSpec, ZoneMode};
-use crate::run::io_loop::{JobLoop, Progress};
+use crate::run::io_loop::{JobLoop, LoopEnd, Progress};
 use crate::run::sizing::{self, FileInfo, PlannedFile};
 use crate::stats::{CpuTimes, JobStats, ThreadStats, log::LogKind, log::log_file_name};
 use crate::sys::thread_rusage;
 use crate::target::{Devices, device_engine_is_sync, is_device_spec};
 use crate::workload::{Workload, ZoneModeSpec};
+use crate::verify::run::{JobVerify, VerifyPlan};
+use crate::verify::state::{self as vstate, VerifyState};
+use crate::verify::{VerifySpec, VerifyType};
 use crate::zbd::{SetupError, ZbdJob, ZbdRun, ZbdTarget, ZoneJob, ZoneSource};
 use std::fs::File;
 use std::path::PathBuf;
@@ -89,6 +92,8 @@ pub struct Prepared {
     /// The request queue of each file's device (zonekit's devices only), shared by every job on
     /// the device.
     queues: Vec<Option<Arc<DeviceQueue>>>,
+    /// The state a writing job saved (`verify_state_load`).
+    vstate: Option<Arc<VerifyState>>,
 }
 
 impl Prepared {
@@ -220,6 +225,21 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
     let started = SystemTime::now();
     let seed = sizing::job_seed(&run.opts, run.thread_number);
     let job_id = run.thread_number - 1;
+    // fio loads a job's verify state before its files are set up; a job that cannot is dropped.
+    let vstate = if run.opts.verify.state_load {
+        match load_verify_state(&run.opts.name, u64::from(job_id)) {
+            Ok(s) => Some(Arc::new(s)),
+            Err(lines) => {
+                let mut o = fail(&run, started, 0, String::new());
+                o.error = None;
+                o.log = lines;
+                o.setup_failed = true;
+                return Err(Box::new(o));
+            }
+        }
+    } else {
+        None
+    };
     let paths = sizing::file_paths(&run.opts, run.jobnum);
     let mut infos = Vec::with_capacity(paths.len());
     let mut devices = Vec::with_capacity(paths.len());
@@ -392,7 +412,62 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
             Err(e) => return Err(Box::new(setup_failed(&run, e, note))),
         }
     }
-    Ok(Prepared { run, opts: Arc::new(opts), seed, files, devices, zones, setup_resets, queues: Vec::new() })
+    Ok(Prepared { run, opts: Arc::new(opts), seed, files, devices, zones, setup_resets, queues: Vec::new(), vstate })
+}
+
+/// Reads `local-<job>-<index>-verify.state`; the error is fio's lines.
+fn load_verify_state(job: &str, index: u64) -> Result<VerifyState, Vec<String>> {
+    let name = vstate::file_name(job, index);
+    match std::fs::read(&name) {
+        Ok(b) => VerifyState::decode(&b).map_err(|why| vec![format!("zonekit: {why}")]),
+        Err(e) => Err(vec![
+            format!("zonekit: open state file: {}", os_text(&e)),
+            format!("zonekit: state file: {name} (for_write=0)"),
+        ]),
+    }
+}
+
+/// An OS error as `perror` words it.
+fn os_text(e: &std::io::Error) -> String {
+    match e.raw_os_error().map(zonekit_core::Errno).and_then(|n| n.description()) {
+        Some(d) => d.to_string(),
+        None => e.to_string(),
+    }
+}
+
+/// The job's verification plan (`verify=`), if it verifies.
+fn verify_plan(opts: &JobOptions, files: usize, seed: u64, thread: u32, sync: bool, state: Option<Arc<VerifyState>>) -> Option<Box<JobVerify>> {
+    let v = &opts.verify;
+    if v.kind == VerifyType::None {
+        return None;
+    }
+    let (reads, writes) = (opts.rw.reads(), opts.rw.writes());
+    let spec = VerifySpec {
+        kind: v.kind,
+        interval: v.interval,
+        hdr_offset: v.offset,
+        pattern: v.pattern.clone(),
+        fatal: v.fatal,
+        dump: v.dump,
+        thread: thread as u16,
+        check_numberio: writes && opts.min_bs[1] == opts.max_bs[1] && !opts.time_based && !v.only,
+    };
+    let plan = VerifyPlan {
+        spec: Arc::new(spec),
+        log_writes: writes && opts.do_verify && !v.experimental,
+        sorted: !(opts.rw.is_random() && !opts.norandommap),
+        verify_reads: !(reads && writes),
+        check_seed: reads && writes && v.backlog == 0,
+        backlog: if writes { v.backlog } else { 0 },
+        backlog_batch: v.backlog_batch,
+        continue_on_error: opts.continue_on_error.verify,
+        async_engine: !sync,
+        state,
+        seed,
+        depth: opts.iodepth.max(1),
+        fake_io: opts.ioengine == "null",
+    };
+    Some(Box::new(JobVerify::new(plan, files)))
 }
 
 /// The zone rules of a job's workload.
@@ -473,7 +548,7 @@ pub async fn run_prepared<C: Clock>(
     progress: Arc<Progress>,
     _note: NoteSink,
 ) -> JobOutcome {
-    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues } = p;
+    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, vstate } = p;
     let started = SystemTime::now();
     progress.pid.store(u64::from(crate::sys::gettid()), Ordering::Relaxed);
     let on_devices = devices.iter().any(Option::is_some);
@@ -587,7 +662,7 @@ pub async fn run_prepared<C: Clock>(
         // synchronous engine a pass ends when its files are done or the job's bytes are.
         wspec.pass_bytes = u64::MAX;
     }
-    let mut workload = Workload::new(wspec);
+    let mut workload = Workload::new(wspec.clone());
     let stats_cfg = sizing::stats_config(&opts);
     let mut stats = ThreadStats::new(&stats_cfg);
     for _ in 0..setup_resets {
@@ -598,17 +673,87 @@ pub async fn run_prepared<C: Clock>(
     let ru0 = thread_rusage().unwrap_or_default();
     let t0 = clock.now_ns();
     let started = SystemTime::now();
-    let lp = JobLoop::new(
-        engine.as_mut(),
-        &mut workload,
-        &mut stats,
-        loop_cfg,
-        terminate.clone(),
-        progress,
-        clock.clone(),
-        zones,
-    );
-    let end = lp.run().await;
+    let nfiles = files.len();
+    let mut jv = verify_plan(&opts, nfiles, seed, run.thread_number, engine.is_sync(), vstate);
+    let verifying_writer = jv.is_some() && opts.rw.writes();
+    let mut end = if verifying_writer && opts.verify.only {
+        // fio's do_dry_run: the writes the job would issue, listed for the verify phase.
+        let v = jv.as_mut().expect("verifying");
+        let mut dry = Workload::new(wspec.clone());
+        while let Some(io) = dry.next() {
+            if io.dir == crate::workload::Dir::Write {
+                v.dry_run_write(&io);
+                stats.issued(crate::stats::Ddir::Write);
+            }
+        }
+        let now = clock.now_ns();
+        LoopEnd { io_runtime_ns: 0, epoch_ns: now, error: None, log: Vec::new(), verify: jv.take() }
+    } else {
+        let lp = JobLoop::new(
+            engine.as_mut(),
+            &mut workload,
+            &mut stats,
+            loop_cfg.clone(),
+            terminate.clone(),
+            progress.clone(),
+            clock.clone(),
+            zones,
+        )
+        .with_verify(jv.take());
+        lp.run().await
+    };
+    let mut phase_runtime: Option<(u64, u64)> = None;
+    // fio's do_verify: read back what the job wrote and check it.
+    if verifying_writer
+        && opts.do_verify
+        && end.error.is_none()
+        && !terminate.load(Ordering::Relaxed)
+        && let Some(mut v) = end.verify.take()
+    {
+        let pieces = if opts.verify.experimental {
+            let mut replay = Workload::new(wspec.clone());
+            JobVerify::pieces_of(std::iter::from_fn(|| replay.next()))
+        } else {
+            v.take_log()
+        };
+        v.start_phase(pieces);
+        if opts.invalidate {
+            for (h, f) in handles.iter().zip(&files) {
+                let _ = file::fsync_file(h);
+                let _ = file::invalidate_cache(h, f.range.offset, f.range.len);
+            }
+        }
+        let write_ns = end.io_runtime_ns;
+        let phase_start = clock.now_ns();
+        let lp = JobLoop::new(
+            engine.as_mut(),
+            &mut workload,
+            &mut stats,
+            loop_cfg,
+            terminate.clone(),
+            progress,
+            clock.clone(),
+            vec![None; nfiles],
+        )
+        .continue_from(end.epoch_ns)
+        .with_verify(Some(v));
+        let mut end2 = lp.run().await;
+        let read_ns = end2.io_runtime_ns.saturating_sub(phase_start.saturating_sub(end2.epoch_ns));
+        phase_runtime = Some((if opts.verify.only { 0 } else { write_ns }, read_ns));
+        end2.log.splice(0..0, std::mem::take(&mut end.log));
+        end = end2;
+    }
+    if verifying_writer && opts.verify.state_save {
+        let issued = end.verify.as_ref().map_or(0, |v| v.writes_issued());
+        if let Some(v) = &end.verify {
+            let st = v.state(&opts.name, u64::from(run.thread_number - 1), issued);
+            let name = vstate::file_name(&opts.name, u64::from(run.thread_number - 1));
+            if let Err(e) = std::fs::write(&name, st.encode()) {
+                end.log.push(format!("zonekit: open state file: {}", os_text(&e)));
+                end.log.push(format!("zonekit: state file: {name} (for_write=1)"));
+            }
+        }
+    }
     let mut error = end.error;
     if opts.end_fsync && opts.rw.writes() {
         for (h, f) in handles.iter().zip(&files) {
@@ -632,6 +777,11 @@ pub async fn run_prepared<C: Clock>(
     let cpu = CpuTimes::between(&ru0, &ru1);
     let ramp = opts.ramp_time.as_nanos() as u64;
     let mut js = stats.finish(elapsed_ns.saturating_sub(ramp), end.io_runtime_ns, cpu);
+    if let Some((write_ns, read_ns)) = phase_runtime {
+        // fio times the write phase and the verify phase apart.
+        js.runtime_ms[1] = if js.io_bytes[1] > 0 { (write_ns / 1000).div_ceil(1000) } else { 0 };
+        js.runtime_ms[0] = (read_ns / 1000).div_ceil(1000);
+    }
     if let Some((errno, _)) = &error
         && js.error == 0
     {

@@ -16,12 +16,64 @@
 //! on top of the kept crates' primitives.
 
 pub mod pattern;
+pub mod run;
 pub mod state;
 
 pub use pattern::Pattern;
 
 use crc::{CRC_7_MMC, CRC_16_ARC, CRC_32_CKSUM, CRC_64_REDIS, Crc};
 use sha2::Digest as _;
+
+/// fio's `fixup_options` for verification, once a job's options are all read: `verify_pattern`
+/// alone selects [`VerifyType::Pattern`]; the interval defaults to the write block size and is
+/// kept a divisor of the write sizes; the header must fit the interval. The error is the reason
+/// for the job's one-line refusal.
+pub fn resolve_options(o: &mut crate::options::job::JobOptions) -> Result<(), String> {
+    if o.verify.pattern.is_some() && !o.is_set("verify") {
+        o.verify.kind = VerifyType::Pattern;
+    }
+    if o.verify.kind == VerifyType::None {
+        return Ok(());
+    }
+    if matches!(o.verify.kind, VerifyType::Pattern | VerifyType::PatternNoHdr) && o.verify.pattern.is_none() {
+        return Err("verify=pattern needs verify_pattern".into());
+    }
+    if !o.is_set("refill_buffers") {
+        o.refill_buffers = true;
+    }
+    let (min_w, max_w, min_r) = (o.min_bs[1], o.max_bs[1], o.min_bs[0]);
+    let mut vi = u64::from(o.verify.interval);
+    if max_w != min_w && vi == 0 {
+        vi = min_w;
+    }
+    if vi > min_w {
+        vi = min_w;
+    } else if o.rw.reads() && vi > min_r {
+        vi = min_r;
+    }
+    if vi == 0 || min_w % vi != 0 || max_w % vi != 0 {
+        vi = gcd(min_w, max_w);
+    }
+    o.verify.interval = u32::try_from(vi).unwrap_or(u32::MAX);
+    let hs = o.verify.kind.hdr_size() as u64;
+    if hs > 0 && vi <= hs {
+        return Err(format!(
+            "verify={}: the verify interval ({vi} bytes) must be larger than the header and digest ({hs} bytes)",
+            o.verify.kind.option_name()
+        ));
+    }
+    if o.verify.offset > 0 && u64::from(o.verify.offset) + hs > vi {
+        return Err(format!(
+            "verify_offset={}: the header ({hs} bytes) must fit in the verify interval ({vi} bytes) after it",
+            o.verify.offset
+        ));
+    }
+    Ok(())
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
 
 /// fio's magic number at the start of every verify header.
 pub const HDR_MAGIC: u16 = 0xacca;
@@ -97,6 +149,18 @@ impl VerifyType {
             "pattern" => VerifyType::PatternNoHdr,
             "null" => VerifyType::Null,
             _ => VerifyType::None,
+        }
+    }
+
+    /// The `verify=` value that selects this method.
+    pub fn option_name(self) -> &'static str {
+        match self {
+            VerifyType::None => "0",
+            VerifyType::Meta => "meta",
+            VerifyType::Pattern | VerifyType::PatternNoHdr => "pattern",
+            VerifyType::Null => "null",
+            VerifyType::Crc32cIntel => "crc32c-intel",
+            t => t.failure_name(),
         }
     }
 
@@ -337,9 +401,6 @@ pub struct VerifySpec {
     /// Check each header's `numberio` against the write's (fio: writing jobs with a fixed block
     /// size, not time-based, not `verify_only`).
     pub check_numberio: bool,
-    /// The data is fio's random fill from the header's seed (no pattern): what the dump
-    /// regenerates.
-    pub seed_fill: bool,
 }
 
 /// What the reader of a block expects of it.

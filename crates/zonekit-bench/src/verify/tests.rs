@@ -39,7 +39,6 @@ fn spec(kind: VerifyType) -> VerifySpec {
         dump: false,
         thread: 1,
         check_numberio: true,
-        seed_fill: true,
     }
 }
 

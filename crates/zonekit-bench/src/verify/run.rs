@@ -1,0 +1,378 @@
+//! A job's verification while it runs (fio's `populate_verify_io_u`, `log_io_piece`,
+//! `get_next_verify`, `verify_io_u`): writes are filled with headers and digests and logged;
+//! reads that verify (every read of a job that does not both read and write, the blocks of the
+//! verify list in the verify phase or a `verify_backlog` batch) are checked as they complete.
+
+use super::state::VerifyState;
+use super::{Expect, VerifySpec};
+use crate::rng::Rng;
+use crate::workload::{Dir, NextIo};
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+/// A written block that the verify phase reads back (fio's `io_piece`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Piece {
+    /// File index in the job.
+    pub file: usize,
+    /// Offset of the block.
+    pub offset: u64,
+    /// Its length.
+    pub len: u64,
+    /// The write's number.
+    pub numberio: u16,
+    /// Seed of its random data (`None`: not known, for blocks a dry run lists).
+    pub seed: Option<u64>,
+    id: u64,
+    done: bool,
+}
+
+/// What a verifying read checks its block against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadCheck {
+    /// The seed written (`None`: the header's).
+    pub seed: Option<u64>,
+    /// The write's number.
+    pub numberio: u16,
+    /// From the verify list (fio's `IO_U_F_VER_LIST`, flags 0x88 in messages; otherwise 8).
+    pub listed: bool,
+}
+
+/// How a job verifies, beyond the block format.
+#[derive(Debug, Clone)]
+pub struct VerifyPlan {
+    /// The block format and checks.
+    pub spec: Arc<VerifySpec>,
+    /// Log writes for a verify phase (`do_verify`, not `experimental_verify`).
+    pub log_writes: bool,
+    /// Keep the log sorted by offset, newer writes replacing overlapping older ones (fio without a
+    /// random map: sequential jobs, `norandommap`); otherwise in write order.
+    pub sorted: bool,
+    /// Verify every read of the main phase (jobs that do not both read and write).
+    pub verify_reads: bool,
+    /// Check each header's seed against the logged one (jobs that read and write, without
+    /// `verify_backlog`; fio takes the header's otherwise).
+    pub check_seed: bool,
+    /// `verify_backlog` (0: off).
+    pub backlog: u64,
+    /// `verify_backlog_batch` (0: `verify_backlog`).
+    pub backlog_batch: u32,
+    /// Keep going after a failed block (`continue_on_error=verify|all`).
+    pub continue_on_error: bool,
+    /// The engine completes asynchronously (fio names another function in the error).
+    pub async_engine: bool,
+    /// `verify_state_load`: the writing job's saved state.
+    pub state: Option<Arc<VerifyState>>,
+    /// Seed of the written blocks' seeds.
+    pub seed: u64,
+    /// `iodepth` (the completions a state file keeps per file).
+    pub depth: u32,
+    /// The engine only pretends to do I/O (`null`): reads are not checked, as in fio.
+    pub fake_io: bool,
+}
+
+/// A job's verification state while its I/O loop runs.
+#[derive(Debug, Clone)]
+pub struct JobVerify {
+    plan: VerifyPlan,
+    seeds: Rng,
+    list: VecDeque<Piece>,
+    map: BTreeMap<(usize, u64), Piece>,
+    next_id: u64,
+    writes: u64,
+    batch_left: u64,
+    last_read: bool,
+    replay: Option<VecDeque<Piece>>,
+    slots: Vec<SlotMeta>,
+    last_writes: Vec<VecDeque<u64>>,
+    writes_done: u64,
+    verify_reads_done: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct SlotMeta {
+    read: Option<ReadCheck>,
+    piece: Option<(usize, u64, u64)>,
+}
+
+/// A failed verification: the lines fio logs, the errno (EILSEQ) and fio's function text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifyError {
+    /// fio's lines.
+    pub lines: Vec<String>,
+    /// Whether the job stops (not `continue_on_error=verify`).
+    pub fatal: bool,
+    /// fio's `td_verror` text (`file:io_u.c:2152, func=io_u_sync_complete`).
+    pub verror: &'static str,
+}
+
+impl JobVerify {
+    /// Verification for a job with `files` files and `depth` slots.
+    pub fn new(plan: VerifyPlan, files: usize) -> JobVerify {
+        let depth = plan.depth.max(1) as usize;
+        JobVerify {
+            seeds: Rng::new(plan.seed ^ 0x5eed_0f_da7a),
+            plan,
+            list: VecDeque::new(),
+            map: BTreeMap::new(),
+            next_id: 0,
+            writes: 0,
+            batch_left: 0,
+            last_read: false,
+            replay: None,
+            slots: vec![SlotMeta::default(); depth],
+            last_writes: vec![VecDeque::new(); files],
+            writes_done: 0,
+            verify_reads_done: 0,
+        }
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &VerifyPlan {
+        &self.plan
+    }
+
+    /// Start the verify phase: read back `pieces` in order (the log, or a replayed workload).
+    pub fn start_phase(&mut self, pieces: Vec<Piece>) {
+        self.replay = Some(pieces.into());
+        self.batch_left = 0;
+    }
+
+    /// The logged writes, in the order the verify phase reads them (and the log emptied).
+    pub fn take_log(&mut self) -> Vec<Piece> {
+        let mut v: Vec<Piece> = self.list.drain(..).collect();
+        v.extend(std::mem::take(&mut self.map).into_values());
+        v
+    }
+
+    /// Pieces for blocks a workload would write, in order, numbered as fio's replay numbers them.
+    pub fn pieces_of(ios: impl Iterator<Item = NextIo>) -> Vec<Piece> {
+        ios.filter(|io| io.dir == Dir::Write)
+            .enumerate()
+            .map(|(n, io)| Piece {
+                file: io.file,
+                offset: io.offset,
+                len: io.len,
+                numberio: n as u16,
+                seed: None,
+                id: n as u64,
+                done: true,
+            })
+            .collect()
+    }
+
+    /// The next read of the verify phase, or of a `verify_backlog` batch (fio's
+    /// `check_get_verify`); `None` to go on with the workload. In the verify phase, `None` ends
+    /// the job (`Some(None)`): the outer option says whether the verify list decides.
+    pub fn next_read(&mut self) -> Option<Option<(NextIo, ReadCheck)>> {
+        if let Some(q) = &mut self.replay {
+            let p = q.pop_front();
+            return Some(p.map(|p| self.read_of(p)));
+        }
+        if self.plan.backlog == 0 || self.log_len() == 0 {
+            return None;
+        }
+        let take = if self.batch_left > 0 {
+            true
+        } else if self.log_len() % self.plan.backlog == 0 && !self.last_read {
+            self.batch_left = if self.plan.backlog_batch > 0 { u64::from(self.plan.backlog_batch) } else { self.plan.backlog };
+            true
+        } else {
+            false
+        };
+        if !take {
+            return None;
+        }
+        let p = self.pop_done()?;
+        self.batch_left = self.batch_left.saturating_sub(1);
+        Some(Some(self.read_of(p)))
+    }
+
+    fn read_of(&self, p: Piece) -> (NextIo, ReadCheck) {
+        let check_seed = self.plan.check_seed && self.plan.spec.pattern.is_none();
+        (
+            NextIo { dir: Dir::Read, file: p.file, offset: p.offset, len: p.len },
+            ReadCheck { seed: p.seed.filter(|_| check_seed), numberio: p.numberio, listed: true },
+        )
+    }
+
+    fn log_len(&self) -> u64 {
+        (self.list.len() + self.map.len()) as u64
+    }
+
+    /// The oldest (or lowest) logged write, if it has completed.
+    fn pop_done(&mut self) -> Option<Piece> {
+        if self.plan.sorted {
+            let (&k, p) = self.map.iter().next()?;
+            if !p.done {
+                return None;
+            }
+            self.map.remove(&k)
+        } else {
+            if !self.list.front()?.done {
+                return None;
+            }
+            self.list.pop_front()
+        }
+    }
+
+    /// The job issued an I/O in direction `dir` (fio's `last_ddir`).
+    pub fn issued(&mut self, dir: Dir) {
+        if dir.index().is_some() {
+            self.last_read = dir == Dir::Read;
+        }
+    }
+
+    /// Fills the buffer of a write about to be issued on slot `tag`, and logs it.
+    pub fn prepare_write(&mut self, tag: u32, io: &NextIo, buf: &mut [u8], now_ns: u64) {
+        let numberio = self.writes as u16;
+        self.writes += 1;
+        let seed = self.seeds.next_u64();
+        let time = ((now_ns / 1_000_000_000) as u32, (now_ns % 1_000_000_000) as u32);
+        self.plan.spec.fill(buf, io.offset, seed, numberio, time);
+        let mut meta = SlotMeta::default();
+        if self.plan.log_writes {
+            let id = self.log_piece(io, numberio, Some(seed), false);
+            meta.piece = Some((io.file, io.offset, id));
+        }
+        if let Some(s) = self.slots.get_mut(tag as usize) {
+            *s = meta;
+        }
+    }
+
+    /// A write `verify_only` would have issued (fio's `do_dry_run`): logged as done, not written.
+    pub fn dry_run_write(&mut self, io: &NextIo) {
+        let numberio = self.writes as u16;
+        self.writes += 1;
+        self.log_piece(io, numberio, None, true);
+    }
+
+    /// Logs a write for the verify phase (fio's `log_io_piece`); its id.
+    fn log_piece(&mut self, io: &NextIo, numberio: u16, seed: Option<u64>, done: bool) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        let p = Piece { file: io.file, offset: io.offset, len: io.len, numberio, seed, id, done };
+        if self.plan.sorted {
+            // A newer write replaces every older one it overlaps.
+            let end = io.offset + io.len;
+            let overlapping: Vec<(usize, u64)> = self
+                .map
+                .range((io.file, 0)..(io.file, end))
+                .filter(|(_, q)| q.offset + q.len > io.offset)
+                .map(|(k, _)| *k)
+                .collect();
+            for k in overlapping {
+                self.map.remove(&k);
+            }
+            self.map.insert((io.file, io.offset), p);
+        } else {
+            self.list.push_back(p);
+        }
+        id
+    }
+
+    /// Writes issued (logged or not).
+    pub fn writes_issued(&self) -> u64 {
+        self.writes
+    }
+
+    /// A read about to be issued on slot `tag`: `check` if it verifies (else the main-phase rule).
+    pub fn prepare_read(&mut self, tag: u32, check: Option<ReadCheck>) {
+        let read = check.or(self.plan.verify_reads.then_some(ReadCheck { seed: None, numberio: 0, listed: false }));
+        if let Some(s) = self.slots.get_mut(tag as usize) {
+            *s = SlotMeta { read, piece: None };
+        }
+    }
+
+    /// With `verify_state_load`: whether a verifying read of `io` is past what the writing job
+    /// completed, which ends the job.
+    pub fn should_stop(&self, io: &NextIo, check: Option<&ReadCheck>) -> bool {
+        let verifies = check.is_some() || self.plan.verify_reads;
+        match &self.plan.state {
+            Some(s) if verifies && io.dir == Dir::Read => {
+                s.should_stop(self.verify_reads_done, io.file as u64, io.offset)
+            }
+            _ => false,
+        }
+    }
+
+    /// The I/O on slot `tag` completed with `res`; `buf` holds what a read brought. A verifying
+    /// read is checked: the error is what fio logs and does.
+    pub fn completed(
+        &mut self,
+        tag: u32,
+        io: &NextIo,
+        res: i64,
+        buf: &mut [u8],
+        file_name: &str,
+    ) -> Result<(), VerifyError> {
+        let meta = self.slots.get_mut(tag as usize).map(std::mem::take).unwrap_or_default();
+        if res < 0 {
+            return Ok(());
+        }
+        if io.dir == Dir::Write {
+            self.writes_done += 1;
+            if let Some((file, offset, id)) = meta.piece {
+                let p = if self.plan.sorted {
+                    self.map.get_mut(&(file, offset)).filter(|p| p.id == id)
+                } else {
+                    let i = self.list.partition_point(|p| p.id < id);
+                    self.list.get_mut(i).filter(|p| p.id == id)
+                };
+                if let Some(p) = p {
+                    p.done = true;
+                }
+            }
+            if let Some(ring) = self.last_writes.get_mut(io.file) {
+                if ring.len() >= self.plan.depth.max(1) as usize {
+                    ring.pop_front();
+                }
+                ring.push_back(io.offset);
+            }
+            return Ok(());
+        }
+        let Some(check) = meta.read else { return Ok(()) };
+        if io.dir != Dir::Read || self.plan.fake_io {
+            return Ok(());
+        }
+        self.verify_reads_done += 1;
+        let len = (res as usize).min(buf.len());
+        let e = Expect {
+            file: file_name,
+            offset: io.offset,
+            seed: check.seed,
+            numberio: check.numberio,
+            flags: if check.listed { 0x88 } else { 0x8 },
+        };
+        self.plan.spec.check(&mut buf[..len], &e).map_err(|f| VerifyError {
+            lines: f.lines,
+            fatal: !self.plan.continue_on_error || self.plan.spec.fatal,
+            verror: if self.plan.async_engine {
+                "file:io_u.c:2190, func=io_u_queued_complete"
+            } else {
+                "file:io_u.c:2152, func=io_u_sync_complete"
+            },
+        })
+    }
+
+    /// What `verify_state_save` writes for this job.
+    pub fn state(&self, name: &str, index: u64, writes_issued: u64) -> VerifyState {
+        let depth = self.plan.depth.max(1);
+        let per_file = self.writes_done.min(u64::from(depth)) as usize;
+        let mut comps = Vec::new();
+        for (f, ring) in self.last_writes.iter().enumerate() {
+            for i in 0..per_file {
+                let off = ring.len().checked_sub(1 + i).and_then(|j| ring.get(j)).copied().unwrap_or(0);
+                comps.push((f as u64, off));
+            }
+        }
+        VerifyState {
+            name: name.to_string(),
+            index,
+            depth,
+            nofiles: self.last_writes.len() as u32,
+            numberio: writes_issued,
+            comps,
+        }
+    }
+}
