@@ -4,9 +4,9 @@
 //! Field names are fio's option names in snake_case; they stay stable. Per-direction arrays are
 //! indexed read 0, write 1, trim 2, as fio's `DDIR_*` and the workload's arrays are.
 
+use crate::verify::{Pattern, VerifyType};
 use std::collections::BTreeSet;
 use std::time::Duration;
-use crate::verify::{Pattern, VerifyType};
 
 /// Index of the read direction in per-direction arrays.
 pub const READ: usize = 0;

@@ -16,8 +16,8 @@
 //! the simulated clock.
 
 use crate::rng::Rng;
-use crate::verify::run::{JobVerify, ReadCheck};
 use crate::stats::{Ddir as StatDdir, ThreadStats};
+use crate::verify::run::{JobVerify, ReadCheck};
 use crate::workload::{Dir, NextIo, Proposal, Workload, ZoneHooks};
 use crate::zbd::{Decision, JobIo, ZoneIo, ZoneJob};
 use std::sync::Arc;

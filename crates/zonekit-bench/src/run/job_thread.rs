@@ -10,10 +10,10 @@ use crate::run::sizing::{self, FileInfo, PlannedFile};
 use crate::stats::{CpuTimes, JobStats, ThreadStats, log::LogKind, log::log_file_name};
 use crate::sys::thread_rusage;
 use crate::target::{Devices, device_engine_is_sync, is_device_spec};
-use crate::workload::{Workload, ZoneModeSpec};
 use crate::verify::run::{JobVerify, VerifyPlan};
 use crate::verify::state::{self as vstate, VerifyState};
 use crate::verify::{VerifySpec, VerifyType};
+use crate::workload::{Workload, ZoneModeSpec};
 use crate::zbd::{SetupError, ZbdJob, ZbdRun, ZbdTarget, ZoneJob, ZoneSource};
 use std::fs::File;
 use std::path::PathBuf;
@@ -436,7 +436,14 @@ fn os_text(e: &std::io::Error) -> String {
 }
 
 /// The job's verification plan (`verify=`), if it verifies.
-fn verify_plan(opts: &JobOptions, files: usize, seed: u64, thread: u32, sync: bool, state: Option<Arc<VerifyState>>) -> Option<Box<JobVerify>> {
+fn verify_plan(
+    opts: &JobOptions,
+    files: usize,
+    seed: u64,
+    thread: u32,
+    sync: bool,
+    state: Option<Arc<VerifyState>>,
+) -> Option<Box<JobVerify>> {
     let v = &opts.verify;
     if v.kind == VerifyType::None {
         return None;

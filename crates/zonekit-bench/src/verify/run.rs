@@ -175,7 +175,8 @@ impl JobVerify {
         let take = if self.batch_left > 0 {
             true
         } else if self.log_len() % self.plan.backlog == 0 && !self.last_read {
-            self.batch_left = if self.plan.backlog_batch > 0 { u64::from(self.plan.backlog_batch) } else { self.plan.backlog };
+            self.batch_left =
+                if self.plan.backlog_batch > 0 { u64::from(self.plan.backlog_batch) } else { self.plan.backlog };
             true
         } else {
             false
