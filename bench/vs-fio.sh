@@ -25,6 +25,7 @@ rows=(
     "io_uring 4k randwrite qd32|--name=b --filename=$file --direct=1 --rw=randwrite --bs=4k --ioengine=io_uring --iodepth=32 --size=2G --time_based --runtime=$secs --randrepeat=0"
     "psync 256k write (kernel-bound)|--name=b --filename=$file --direct=1 --rw=write --bs=256k --ioengine=psync --iodepth=1 --size=2G --time_based --runtime=$secs --randrepeat=0"
     "null 4k randread qd1 (tool only)|--name=b --ioengine=null --rw=randread --bs=4k --size=2G --time_based --runtime=$secs --randrepeat=0"
+    "psync 4k write+verify crc32c|--name=b --filename=$file --direct=1 --rw=write --bs=4k --ioengine=psync --iodepth=1 --size=256M --verify=crc32c --verify_state_save=0"
     "zbd psync 4k randwrite qd1|--name=b --filename=$file --direct=1 --rw=randwrite --bs=4k --ioengine=psync --iodepth=1 --size=2G --time_based --runtime=$secs --randrepeat=0 --zonemode=zbd --zonesize=64M --max_open_zones=8"
 )
 

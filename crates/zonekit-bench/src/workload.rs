@@ -542,12 +542,6 @@ impl Workload {
         self.issue(p.dir, p.file, p.offset.saturating_sub(base), offset.saturating_sub(base), len)
     }
 
-    /// Count a read of the verify list as the job's I/O (it is not the workload's own).
-    pub fn count_replayed(&mut self, io: &NextIo) {
-        self.issues[0] += 1;
-        self.issue_bytes[0] += io.len;
-    }
-
     /// The zone policy found no place for an I/O in `file` (fio's `io_u_eof`): the file is done
     /// for this pass.
     pub fn file_done(&mut self, file: usize) {

@@ -767,8 +767,8 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         if let Some(v) = self.core.verify.as_mut()
             && let Some(next) = v.next_read()
         {
+            // Reads of the verify list are not the workload's: its byte budget is the writes'.
             let (io, check) = next?;
-            self.workload.count_replayed(&io);
             return Some(Issue { io, zone: None, check: Some(check) });
         }
         let zones = self.core.zones.clone();

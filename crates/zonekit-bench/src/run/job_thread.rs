@@ -462,7 +462,7 @@ fn verify_plan(
     let plan = VerifyPlan {
         spec: Arc::new(spec),
         log_writes: writes && opts.do_verify && !v.experimental,
-        sorted: !(opts.rw.is_random() && !opts.norandommap),
+        sorted: !opts.rw.is_random() || opts.norandommap,
         verify_reads: !(reads && writes),
         check_seed: reads && writes && v.backlog == 0,
         backlog: if writes { v.backlog } else { 0 },

@@ -488,7 +488,8 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], elapsed_sec: i64) -> Vec<
         let opts = &c.run.opts;
         let (errno, vmsg) = match &e.error {
             Some((e, m)) => (*e, verror(*e, m)),
-            None => (0, String::new()),
+            // An error the job carried on past (`continue_on_error`): fio shows `err=N ()`.
+            None => (e.stats.error, String::new()),
         };
         let info = JobInfo {
             name: c.name.clone(),
@@ -503,7 +504,9 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], elapsed_sec: i64) -> Vec<
             ),
             elapsed_sec,
             job_options: c.job_options.clone(),
-            continue_on_error: opts.continue_on_error.read || opts.continue_on_error.write,
+            continue_on_error: opts.continue_on_error.read
+                || opts.continue_on_error.write
+                || opts.continue_on_error.verify,
             latency_depth: opts.iodepth,
             kb_base: opts.kb_base,
             unit_bits: opts.unit_base == 1,

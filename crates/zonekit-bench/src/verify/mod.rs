@@ -260,8 +260,7 @@ fn fio_sha256(data: &[u8], out: &mut [u8]) {
         [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
     let mut state = IV;
     let full = data.len() / 64 * 64;
-    let blocks: Vec<GenericArray<u8, _>> =
-        data[..full].chunks_exact(64).map(|c| GenericArray::clone_from_slice(c)).collect();
+    let blocks: Vec<GenericArray<u8, _>> = data[..full].chunks_exact(64).map(GenericArray::clone_from_slice).collect();
     sha2::compress256(&mut state, &blocks);
     let tail = &data[full..];
     let mut last = [0u8; 128];
@@ -271,7 +270,7 @@ fn fio_sha256(data: &[u8], out: &mut [u8]) {
     let bits = ((data.len() as u32 as u64) << 3).to_le_bytes();
     last[total - 8..total].copy_from_slice(&bits);
     let tail_blocks: Vec<GenericArray<u8, _>> =
-        last[..total].chunks_exact(64).map(|c| GenericArray::clone_from_slice(c)).collect();
+        last[..total].chunks_exact(64).map(GenericArray::clone_from_slice).collect();
     sha2::compress256(&mut state, &tail_blocks);
     out[..64].copy_from_slice(&last[total - 64..total]);
     for (o, w) in out.iter_mut().zip(state) {
@@ -491,19 +490,19 @@ impl VerifySpec {
                 a[..hs].swap_with_slice(&mut b[..hs]);
             }
             let hdr = Header::read(chunk);
-            if self.kind != VerifyType::PatternNoHdr {
-                if let Some(why) = self.header_problem(&hdr, chunk, n, inc, e) {
-                    lines.push(format!(
-                        "{why} at file {} offset {}, length {inc} (requested block: offset={}, length={buflen})",
-                        e.file,
-                        e.offset + (n * inc) as u64,
-                        e.offset
-                    ));
-                    if self.dump {
-                        lines.extend(dump(chunk, e.file, e.offset + (n * inc) as u64, "hdr_fail"));
-                    }
-                    return Err(Failure { lines });
+            if self.kind != VerifyType::PatternNoHdr
+                && let Some(why) = self.header_problem(&hdr, chunk, n, inc, e)
+            {
+                lines.push(format!(
+                    "{why} at file {} offset {}, length {inc} (requested block: offset={}, length={buflen})",
+                    e.file,
+                    e.offset + (n * inc) as u64,
+                    e.offset
+                ));
+                if self.dump {
+                    lines.extend(dump(chunk, e.file, e.offset + (n * inc) as u64, "hdr_fail"));
                 }
+                return Err(Failure { lines });
             }
             let kind = self.kind;
             let bad = match kind {

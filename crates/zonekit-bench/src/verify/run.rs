@@ -111,7 +111,7 @@ impl JobVerify {
     pub fn new(plan: VerifyPlan, files: usize) -> JobVerify {
         let depth = plan.depth.max(1) as usize;
         JobVerify {
-            seeds: Rng::new(plan.seed ^ 0x5eed_0f_da7a),
+            seeds: Rng::new(plan.seed ^ 0x5eed_f00d),
             plan,
             list: VecDeque::new(),
             map: BTreeMap::new(),
@@ -174,7 +174,7 @@ impl JobVerify {
         }
         let take = if self.batch_left > 0 {
             true
-        } else if self.log_len() % self.plan.backlog == 0 && !self.last_read {
+        } else if self.log_len().is_multiple_of(self.plan.backlog) && !self.last_read {
             self.batch_left =
                 if self.plan.backlog_batch > 0 { u64::from(self.plan.backlog_batch) } else { self.plan.backlog };
             true
@@ -375,5 +375,112 @@ impl JobVerify {
             numberio: writes_issued,
             comps,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::VerifyType;
+
+    fn plan(sorted: bool, backlog: u64) -> VerifyPlan {
+        VerifyPlan {
+            spec: Arc::new(VerifySpec {
+                kind: VerifyType::Crc32c,
+                interval: 4096,
+                hdr_offset: 0,
+                pattern: None,
+                fatal: false,
+                dump: false,
+                thread: 1,
+                check_numberio: true,
+            }),
+            log_writes: true,
+            sorted,
+            verify_reads: false,
+            check_seed: true,
+            backlog,
+            backlog_batch: 0,
+            continue_on_error: false,
+            async_engine: false,
+            state: None,
+            seed: 1,
+            depth: 4,
+            fake_io: false,
+        }
+    }
+
+    fn w(offset: u64) -> NextIo {
+        NextIo { dir: Dir::Write, file: 0, offset, len: 4096 }
+    }
+
+    fn write(v: &mut JobVerify, tag: u32, offset: u64) -> Vec<u8> {
+        let mut buf = vec![0u8; 4096];
+        v.prepare_write(tag, &w(offset), &mut buf, 0);
+        v.completed(tag, &w(offset), 4096, &mut buf.clone(), "f").unwrap();
+        buf
+    }
+
+    #[test]
+    fn the_log_is_by_offset_without_a_random_map_newest_write_kept() {
+        let mut v = JobVerify::new(plan(true, 0), 1);
+        for off in [8192, 0, 4096, 0] {
+            write(&mut v, 0, off);
+        }
+        let log = v.take_log();
+        assert_eq!(log.iter().map(|p| p.offset).collect::<Vec<_>>(), [0, 4096, 8192]);
+        assert_eq!(log[0].numberio, 3, "the newer write of offset 0 replaced the older");
+        let mut v = JobVerify::new(plan(false, 0), 1);
+        for off in [8192, 0, 4096] {
+            write(&mut v, 0, off);
+        }
+        assert_eq!(v.take_log().iter().map(|p| p.offset).collect::<Vec<_>>(), [8192, 0, 4096], "write order");
+    }
+
+    #[test]
+    fn the_verify_phase_checks_what_was_written() {
+        let mut v = JobVerify::new(plan(false, 0), 1);
+        let data: Vec<Vec<u8>> = (0..3).map(|i| write(&mut v, 0, i * 4096)).collect();
+        let log = v.take_log();
+        v.start_phase(log);
+        for (i, d) in data.iter().enumerate() {
+            let (io, check) = v.next_read().unwrap().unwrap();
+            assert_eq!(io.offset, i as u64 * 4096);
+            v.prepare_read(1, Some(check));
+            let mut buf = d.clone();
+            if i == 2 {
+                buf[100] ^= 1;
+            }
+            let r = v.completed(1, &io, 4096, &mut buf, "f");
+            assert_eq!(r.is_err(), i == 2);
+        }
+        assert_eq!(v.next_read(), Some(None), "the phase ends with the list");
+    }
+
+    #[test]
+    fn backlog_batches_come_after_every_n_completed_writes() {
+        let mut v = JobVerify::new(plan(false, 2), 1);
+        assert_eq!(v.next_read(), None);
+        let mut buf = vec![0u8; 4096];
+        v.prepare_write(0, &w(0), &mut buf, 0);
+        v.issued(Dir::Write);
+        v.prepare_write(1, &w(4096), &mut buf, 0);
+        v.issued(Dir::Write);
+        assert_eq!(v.next_read(), None, "the oldest write is still in flight");
+        v.completed(0, &w(0), 4096, &mut buf, "f").unwrap();
+        let (io, c) = v.next_read().unwrap().unwrap();
+        assert_eq!((io.offset, c.listed), (0, true));
+        v.issued(Dir::Read);
+    }
+
+    #[test]
+    fn the_state_lists_the_last_completed_writes_newest_first() {
+        let mut v = JobVerify::new(plan(false, 0), 1);
+        for off in 0..6 {
+            write(&mut v, 0, off * 4096);
+        }
+        let s = v.state("j", 0, 6);
+        assert_eq!(s.comps, [(0, 20480), (0, 16384), (0, 12288), (0, 8192)]);
+        assert_eq!((s.depth, s.nofiles, s.numberio), (4, 1, 6));
     }
 }
