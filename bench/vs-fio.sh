@@ -4,12 +4,14 @@
 # Prints, per row, the median IOPS of each, and the median whole-process CPU-seconds per I/O (user +
 # system, as /usr/bin/time reports them), with the ratios zonekit/fio. Not part of CI.
 #
-# Usage: bench/vs-fio.sh [RUNS] [SECONDS]        (defaults: 5 runs of 10 s)
+# Usage: bench/vs-fio.sh [RUNS] [SECONDS] [ROW]  (defaults: 5 runs of 10 s; ROW: only the rows whose
+#        name contains it, e.g. `verify`, and not the in-process section)
 # Needs: fio, /usr/bin/time (apt-get install fio time), python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 secs=${2:-10}
+only=${3:-}
 file=${ZONEKIT_VS_FIO_FILE:-/dev/shm/zonekit-vs-fio.img}
 command -v fio >/dev/null || { echo "needs fio (apt-get install fio)" >&2; exit 2; }
 [[ -x /usr/bin/time ]] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
@@ -50,6 +52,7 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 printf '%-32s %12s %12s %7s %14s %14s %7s\n' row "fio IOPS" "zonekit IOPS" ratio "fio CPU/IO" "zonekit CPU/IO" ratio
 for row in "${rows[@]}"; do
     name=${row%%|*}; args=${row#*|}
+    [[ -z $only || $name == *"$only"* ]] || continue
     fi=(); fc=(); zi=(); zc=()
     for _ in $(seq "$runs"); do
         # shellcheck disable=SC2086
@@ -63,6 +66,7 @@ for row in "${rows[@]}"; do
         "$(python3 -c "print($z_i/$f_i)")" "$f_c" "$z_c" "$(python3 -c "print($z_c/$f_c)")"
 done
 
+[[ -z $only ]] || exit 0
 # zonekit alone: zonemode=zbd random writes to the 1 TiB null_blk profile, in process (no kernel).
 printf '\n%-40s %12s\n' "zonekit in process (@nullb-1t)" "IOPS"
 for eng in "psync|--ioengine=psync" "libaio qd32|--ioengine=libaio --iodepth=32"; do

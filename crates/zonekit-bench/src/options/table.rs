@@ -1025,7 +1025,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.verify.backlog_batch = v.as_u32();
             Ok(())
         }),
-    opt("verify_async_cpus", Kind::Special("CPU list, e.g. 0-3,6"), Category::Verify, Support::Ignored, "CPUs of the verify threads; has effect only with `verify`.")
+    opt("verify_async_cpus", Kind::Special("CPU list, e.g. 0-3,6"), Category::Verify, Support::Ignored, "CPUs of the verify threads; zonekit verifies inline in the job's thread, so it has none to pin.")
         .parent("verify_async"),
     opt("experimental_verify", Kind::Bool, Category::Verify, Support::Implemented, "Verify by replaying the job's offsets instead of a list of its writes.")
         .parent("verify")

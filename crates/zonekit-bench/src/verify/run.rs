@@ -254,12 +254,15 @@ impl JobVerify {
         self.next_id += 1;
         let p = Piece { file: io.file, offset: io.offset, len: io.len, numberio, seed, id, done };
         if self.plan.sorted {
-            // A newer write replaces every older one it overlaps.
+            // A newer write replaces every older one it overlaps. Logged blocks never overlap, so
+            // their ends rise with their offsets: walking down from this block's end, the first
+            // that ends before its start ends the search.
             let end = io.offset + io.len;
             let overlapping: Vec<(usize, u64)> = self
                 .map
                 .range((io.file, 0)..(io.file, end))
-                .filter(|(_, q)| q.offset + q.len > io.offset)
+                .rev()
+                .take_while(|(_, q)| q.offset + q.len > io.offset)
                 .map(|(k, _)| *k)
                 .collect();
             for k in overlapping {
