@@ -527,6 +527,16 @@ fn finalize(
     if let Err(why) = crate::verify::resolve_options(o) {
         conflict(where_set("verify"), why);
     }
+    if o.verify.kind != crate::verify::VerifyType::None
+        && o.rw.writes()
+        && !o.rw.reads()
+        && o.do_verify
+        && o.time_based
+        && o.runtime.is_some()
+        && o.verify.backlog == 0
+    {
+        notes.push("verification read phase will never start because write phase uses all of runtime".into());
+    }
     if o.filename.is_none() && o.filename_format.is_empty() {
         conflict(where_set("filename_format"), "filename_format is empty and no filename is given".into());
     }

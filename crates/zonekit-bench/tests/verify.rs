@@ -47,6 +47,19 @@ fn a_writing_job_reads_back_and_reports_its_verify_phase() {
 }
 
 #[test]
+fn each_loop_writes_then_verifies_as_fio() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("data");
+    let (code, out, err) = bench(&args(&f, &["--rw=randwrite", "--verify=crc32c", "--loops=3"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("issued rwts: total=192,192,0,0"), "fio's counts for this job: {out}");
+    let (code, out, err) = bench(&args(&f, &["--rw=write", "--verify=crc32c", "--time_based", "--runtime=200ms"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("verification read phase will never start"), "{err}");
+    assert!(!out.contains("READ:"), "no verify phase: {out}");
+}
+
+#[test]
 fn backlog_verifies_while_writing_as_many_reads_as_writes() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("data");

@@ -683,42 +683,70 @@ pub async fn run_prepared<C: Clock>(
     let nfiles = files.len();
     let mut jv = verify_plan(&opts, nfiles, seed, run.thread_number, engine.is_sync(), vstate);
     let verifying_writer = jv.is_some() && opts.rw.writes();
-    let mut end = if verifying_writer && opts.verify.only {
-        // fio's do_dry_run: the writes the job would issue, listed for the verify phase.
-        let v = jv.as_mut().expect("verifying");
-        let mut dry = Workload::new(wspec.clone());
-        while let Some(io) = dry.next() {
-            if io.dir == crate::workload::Dir::Write {
-                v.dry_run_write(&io);
-                stats.issued(crate::stats::Ddir::Write);
-            }
-        }
-        let now = clock.now_ns();
-        LoopEnd { io_runtime_ns: 0, epoch_ns: now, error: None, log: Vec::new(), verify: jv.take() }
-    } else {
-        let lp = JobLoop::new(
-            engine.as_mut(),
-            &mut workload,
-            &mut stats,
-            loop_cfg.clone(),
-            terminate.clone(),
-            progress.clone(),
-            clock.clone(),
-            zones,
-        )
-        .with_verify(jv.take());
-        lp.run().await
-    };
+    // fio's thread_main with verification: each of the job's `loops` writes its bytes, then
+    // reads them back (`randrepeat` repeats the offsets).
+    // A time-based writer writes for all of its runtime, so its verify phase never starts (fio
+    // warns so when the job starts).
+    let per_loop = verifying_writer && opts.do_verify && !opts.verify.only && !opts.time_based;
+    let mut wspec_loop = wspec.clone();
+    if per_loop {
+        wspec_loop.loops = 1;
+        wspec_loop.time_based = false;
+        workload = Workload::new(wspec_loop.clone());
+    }
+    let rounds = if per_loop { opts.loops.max(1) } else { 1 };
     let mut phase_runtime: Option<(u64, u64)> = None;
-    // fio's do_verify: read back what the job wrote and check it.
-    if verifying_writer
-        && opts.do_verify
-        && end.error.is_none()
-        && !terminate.load(Ordering::Relaxed)
-        && let Some(mut v) = end.verify.take()
-    {
+    let mut log: Vec<String> = Vec::new();
+    let mut epoch: Option<u64> = None;
+    let mut end = LoopEnd { io_runtime_ns: 0, epoch_ns: t0, error: None, log: Vec::new(), verify: jv.take() };
+    let mut writes_before = 0;
+    for round in 0..rounds {
+        let phase_start = clock.now_ns();
+        end = if verifying_writer && opts.verify.only {
+            // fio's do_dry_run: the writes the job would issue, listed for the verify phase.
+            let mut v = end.verify.take().expect("verifying");
+            let mut dry = Workload::new(wspec.clone());
+            while let Some(io) = dry.next() {
+                if io.dir == crate::workload::Dir::Write {
+                    v.dry_run_write(&io);
+                    stats.issued(crate::stats::Ddir::Write);
+                }
+            }
+            LoopEnd { io_runtime_ns: 0, epoch_ns: phase_start, error: None, log: Vec::new(), verify: Some(v) }
+        } else {
+            if round > 0 {
+                workload = Workload::new(wspec_loop.clone());
+            }
+            let lp = JobLoop::new(
+                engine.as_mut(),
+                &mut workload,
+                &mut stats,
+                loop_cfg.clone(),
+                terminate.clone(),
+                progress.clone(),
+                clock.clone(),
+                zones.clone(),
+            );
+            let lp = match epoch {
+                Some(e) => lp.continue_from(e),
+                None => lp,
+            };
+            lp.with_verify(end.verify.take()).run().await
+        };
+        let e0 = *epoch.get_or_insert(end.epoch_ns);
+        let write_ns =
+            if round == 0 { end.io_runtime_ns } else { (e0 + end.io_runtime_ns).saturating_sub(phase_start) };
+        log.append(&mut end.log);
+        // A loop that wrote nothing ends the job (fio's thread_main), without a verify phase.
+        let writes = end.verify.as_ref().map_or(0, |v| v.writes_issued());
+        let wrote = writes > writes_before;
+        writes_before = writes;
+        // fio's do_verify: read back what the job wrote and check it.
+        let verify_now =
+            wrote && verifying_writer && opts.do_verify && end.error.is_none() && !terminate.load(Ordering::Relaxed);
+        let Some(mut v) = end.verify.take().filter(|_| verify_now) else { break };
         let pieces = if opts.verify.experimental {
-            let mut replay = Workload::new(wspec.clone());
+            let mut replay = Workload::new(wspec_loop.clone());
             JobVerify::pieces_of(std::iter::from_fn(|| replay.next()))
         } else {
             v.take_log()
@@ -730,26 +758,33 @@ pub async fn run_prepared<C: Clock>(
                 let _ = file::invalidate_cache(h, f.range.offset, f.range.len);
             }
         }
-        let write_ns = end.io_runtime_ns;
-        let phase_start = clock.now_ns();
+        let read_start = clock.now_ns();
         let lp = JobLoop::new(
             engine.as_mut(),
             &mut workload,
             &mut stats,
-            loop_cfg,
+            loop_cfg.clone(),
             terminate.clone(),
-            progress,
+            progress.clone(),
             clock.clone(),
             vec![None; nfiles],
         )
-        .continue_from(end.epoch_ns)
+        .continue_from(e0)
         .with_verify(Some(v));
-        let mut end2 = lp.run().await;
-        let read_ns = end2.io_runtime_ns.saturating_sub(phase_start.saturating_sub(end2.epoch_ns));
-        phase_runtime = Some((if opts.verify.only { 0 } else { write_ns }, read_ns));
-        end2.log.splice(0..0, std::mem::take(&mut end.log));
-        end = end2;
+        end = lp.run().await;
+        if let Some(v) = end.verify.as_mut() {
+            v.end_phase();
+        }
+        log.append(&mut end.log);
+        let read_ns = (e0 + end.io_runtime_ns).saturating_sub(read_start);
+        let (w, r) = phase_runtime.unwrap_or((0, 0));
+        phase_runtime = Some((if opts.verify.only { 0 } else { w + write_ns }, r + read_ns));
+        let past_deadline = loop_cfg.deadline.is_some_and(|d| clock.now_ns().saturating_sub(e0) >= d.as_nanos() as u64);
+        if end.error.is_some() || terminate.load(Ordering::Relaxed) || past_deadline {
+            break;
+        }
     }
+    end.log = log;
     if verifying_writer && opts.verify.state_save {
         let issued = end.verify.as_ref().map_or(0, |v| v.writes_issued());
         if let Some(v) = &end.verify {
@@ -787,7 +822,7 @@ pub async fn run_prepared<C: Clock>(
     if let Some((write_ns, read_ns)) = phase_runtime {
         // fio times the write phase and the verify phase apart.
         js.runtime_ms[1] = if js.io_bytes[1] > 0 { (write_ns / 1000).div_ceil(1000) } else { 0 };
-        js.runtime_ms[0] = (read_ns / 1000).div_ceil(1000);
+        js.runtime_ms[0] = if js.io_bytes[0] > 0 { (read_ns / 1000).div_ceil(1000) } else { 0 };
     }
     if let Some((errno, _)) = &error
         && js.error == 0

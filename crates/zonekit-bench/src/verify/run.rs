@@ -138,6 +138,11 @@ impl JobVerify {
         self.batch_left = 0;
     }
 
+    /// End the verify phase: the next reads come from the workload again.
+    pub fn end_phase(&mut self) {
+        self.replay = None;
+    }
+
     /// The logged writes, in the order the verify phase reads them (and the log emptied).
     pub fn take_log(&mut self) -> Vec<Piece> {
         let mut v: Vec<Piece> = self.list.drain(..).collect();
