@@ -60,6 +60,20 @@ fn each_loop_writes_then_verifies_as_fio() {
 }
 
 #[test]
+fn trimmed_blocks_read_back_as_zeros() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("data");
+    for zero in ["--trim_verify_zero=1", "--trim_verify_zero=0"] {
+        let (code, out, err) =
+            bench(&args(&f, &["--rw=randwrite", "--verify=crc32c", "--trim_percentage=50", "--trim_backlog=4", zero]));
+        assert_eq!(code, 0, "{err}{out}");
+        let issued = out.lines().find(|l| l.contains("issued rwts")).unwrap();
+        let trims: u64 = issued.split("total=").nth(1).unwrap().split(',').nth(2).unwrap().parse().unwrap();
+        assert!(trims > 10, "about half the blocks are trimmed: {issued}");
+    }
+}
+
+#[test]
 fn backlog_verifies_while_writing_as_many_reads_as_writes() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("data");

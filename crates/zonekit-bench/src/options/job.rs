@@ -606,6 +606,14 @@ pub struct VerifyOptions {
     pub state_load: bool,
     /// `verify_only`: a writing job only reads back what it would have written.
     pub only: bool,
+    /// `trim_percentage`: share of logged writes that `trim_backlog` trims.
+    pub trim_percentage: u32,
+    /// `trim_verify_zero` (default on): trimmed blocks must read back as zeros.
+    pub trim_zero: bool,
+    /// `trim_backlog`: trim after this many writes (0: never).
+    pub trim_backlog: u64,
+    /// `trim_backlog_batch` (0: `trim_backlog`).
+    pub trim_batch: u32,
 }
 
 impl Default for VerifyOptions {
@@ -624,6 +632,10 @@ impl Default for VerifyOptions {
             state_save: true,
             state_load: false,
             only: false,
+            trim_percentage: 0,
+            trim_zero: true,
+            trim_backlog: 0,
+            trim_batch: 0,
         }
     }
 }

@@ -1046,16 +1046,32 @@ pub static OPTIONS: &[OptionDef] = &[
             o.verify.state_save = v.as_bool();
             Ok(())
         }),
-    opt("trim_percentage", Kind::Int { min: 0, max: 100 }, Category::Verify, Support::Refused, "Trim this share of verified blocks; not implemented by zonekit.")
+    opt("trim_percentage", Kind::Int { min: 0, max: 100 }, Category::Verify, Support::Implemented, "Share of written blocks (logged for verification) that `trim_backlog` trims.")
         .def("0")
-        .parent("verify"),
-    opt("trim_verify_zero", Kind::Bool, Category::Verify, Support::Ignored, "Check that trimmed blocks read back as zeros; has effect only with `trim_percentage`, which zonekit refuses.")
+        .parent("verify")
+        .apply(|o, v| {
+            o.verify.trim_percentage = v.as_u32();
+            Ok(())
+        }),
+    opt("trim_verify_zero", Kind::Bool, Category::Verify, Support::Implemented, "Verify that trimmed blocks read back as zeros (else they leave the verify list).")
         .def("1")
-        .parent("trim_percentage"),
-    opt("trim_backlog", Kind::Size { min: 0, percent: false, zones: false }, Category::Verify, Support::Refused, "Trim after every N written blocks; not implemented by zonekit.")
-        .parent("trim_percentage"),
-    opt("trim_backlog_batch", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Refused, "Blocks trimmed per backlog round; not implemented by zonekit.")
-        .parent("trim_percentage"),
+        .parent("trim_percentage")
+        .apply(|o, v| {
+            o.verify.trim_zero = v.as_bool();
+            Ok(())
+        }),
+    opt("trim_backlog", Kind::Size { min: 0, percent: false, zones: false }, Category::Verify, Support::Implemented, "Trim blocks chosen by `trim_percentage` after every N writes.")
+        .parent("trim_percentage")
+        .apply(|o, v| {
+            o.verify.trim_backlog = v.as_bytes();
+            Ok(())
+        }),
+    opt("trim_backlog_batch", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Implemented, "Blocks trimmed per backlog round (0: `trim_backlog`).")
+        .parent("trim_percentage")
+        .apply(|o, v| {
+            o.verify.trim_batch = v.as_u32();
+            Ok(())
+        }),
     opt("write_iolog", Kind::Text, Category::Trace, Support::Refused, "Record the I/O pattern to this file."),
     opt("read_iolog", Kind::Text, Category::Trace, Support::Refused, "Replay an I/O pattern (iolog or blktrace) from this file."),
     opt("read_iolog_chunked", Kind::Bool, Category::Trace, Support::Ignored, "Read the replay log in chunks; has effect only with `read_iolog`.")

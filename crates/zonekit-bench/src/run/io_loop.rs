@@ -771,6 +771,11 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             let (io, check) = next?;
             return Some(Issue { io, zone: None, check: Some(check) });
         }
+        if let Some(v) = self.core.verify.as_mut()
+            && let Some(io) = v.next_trim()
+        {
+            return Some(Issue { io, zone: None, check: None });
+        }
         let zones = self.core.zones.clone();
         loop {
             let p: Proposal = if zones.iter().any(Option::is_some) {

@@ -473,6 +473,10 @@ fn verify_plan(
         seed,
         depth: opts.iodepth.max(1),
         fake_io: opts.ioengine == "null",
+        trim_percentage: v.trim_percentage,
+        trim_backlog: if writes { v.trim_backlog } else { 0 },
+        trim_batch: v.trim_batch,
+        trim_zero: v.trim_zero,
     };
     Some(Box::new(JobVerify::new(plan, files)))
 }

@@ -25,6 +25,8 @@ pub struct Piece {
     pub seed: Option<u64>,
     id: u64,
     done: bool,
+    /// Trimmed since written: it must read back as zeros.
+    pub trimmed: bool,
 }
 
 /// What a verifying read checks its block against.
@@ -36,6 +38,8 @@ pub struct ReadCheck {
     pub numberio: u16,
     /// From the verify list (fio's `IO_U_F_VER_LIST`, flags 0x88 in messages; otherwise 8).
     pub listed: bool,
+    /// The block was trimmed: it must be zeros.
+    pub trimmed: bool,
 }
 
 /// How a job verifies, beyond the block format.
@@ -69,6 +73,14 @@ pub struct VerifyPlan {
     pub depth: u32,
     /// The engine only pretends to do I/O (`null`): reads are not checked, as in fio.
     pub fake_io: bool,
+    /// `trim_percentage`.
+    pub trim_percentage: u32,
+    /// `trim_backlog` (0: no trims).
+    pub trim_backlog: u64,
+    /// `trim_backlog_batch` (0: `trim_backlog`).
+    pub trim_batch: u32,
+    /// `trim_verify_zero`.
+    pub trim_zero: bool,
 }
 
 /// A job's verification state while its I/O loop runs.
@@ -87,6 +99,10 @@ pub struct JobVerify {
     last_writes: Vec<VecDeque<u64>>,
     writes_done: u64,
     verify_reads_done: u64,
+    /// Logged writes chosen for trimming (file, offset, id), oldest first.
+    trim_list: VecDeque<(usize, u64, u64)>,
+    trim_left: u64,
+    trim_rng: Rng,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -112,6 +128,7 @@ impl JobVerify {
         let depth = plan.depth.max(1) as usize;
         JobVerify {
             seeds: Rng::new(plan.seed ^ 0x5eed_f00d),
+            trim_rng: Rng::new(plan.seed ^ 0x7717),
             plan,
             list: VecDeque::new(),
             map: BTreeMap::new(),
@@ -124,6 +141,8 @@ impl JobVerify {
             last_writes: vec![VecDeque::new(); files],
             writes_done: 0,
             verify_reads_done: 0,
+            trim_list: VecDeque::new(),
+            trim_left: 0,
         }
     }
 
@@ -162,6 +181,7 @@ impl JobVerify {
                 seed: None,
                 id: n as u64,
                 done: true,
+                trimmed: false,
             })
             .collect()
     }
@@ -194,11 +214,66 @@ impl JobVerify {
         Some(Some(self.read_of(p)))
     }
 
+    /// The next trim of a `trim_backlog` batch (fio's `check_get_trim`, after the verify
+    /// backlog's turn): a logged write chosen by `trim_percentage`, which then either must read
+    /// back as zeros (`trim_verify_zero`) or leaves the verify list.
+    pub fn next_trim(&mut self) -> Option<NextIo> {
+        if self.plan.trim_backlog == 0 || self.trim_list.is_empty() || self.replay.is_some() {
+            return None;
+        }
+        if self.trim_left > 0 {
+            self.trim_left -= 1;
+        } else if self.log_len().is_multiple_of(self.plan.trim_backlog) && !self.last_read {
+            let batch = if self.plan.trim_batch > 0 { u64::from(self.plan.trim_batch) } else { self.plan.trim_backlog };
+            self.trim_left = batch.saturating_sub(1);
+        } else {
+            return None;
+        }
+        let (file, offset, id) = *self.trim_list.front()?;
+        // Only a completed write is trimmed; a block a newer write replaced is not.
+        let piece = if self.plan.sorted {
+            self.map.get(&(file, offset)).filter(|p| p.id == id)
+        } else {
+            let i = self.list.partition_point(|p| p.id < id);
+            self.list.get(i).filter(|p| p.id == id)
+        };
+        match piece {
+            None => {
+                self.trim_list.pop_front();
+                return None;
+            }
+            Some(p) if !p.done => return None,
+            Some(_) => {
+                self.trim_list.pop_front();
+            }
+        }
+        let zero = self.plan.trim_zero;
+        let len = if self.plan.sorted {
+            let p = self.map.get_mut(&(file, offset)).filter(|p| p.id == id)?;
+            p.trimmed = true;
+            let len = p.len;
+            if !zero {
+                self.map.remove(&(file, offset));
+            }
+            len
+        } else {
+            let i = self.list.partition_point(|p| p.id < id);
+            let p = self.list.get_mut(i).filter(|p| p.id == id)?;
+            p.trimmed = true;
+            let len = p.len;
+            if !zero {
+                self.list.remove(i);
+            }
+            len
+        };
+        Some(NextIo { dir: Dir::Trim, file, offset, len })
+    }
+
     fn read_of(&self, p: Piece) -> (NextIo, ReadCheck) {
         let check_seed = self.plan.check_seed && self.plan.spec.pattern.is_none();
         (
             NextIo { dir: Dir::Read, file: p.file, offset: p.offset, len: p.len },
-            ReadCheck { seed: p.seed.filter(|_| check_seed), numberio: p.numberio, listed: true },
+            ReadCheck { seed: p.seed.filter(|_| check_seed), numberio: p.numberio, listed: true, trimmed: p.trimmed },
         )
     }
 
@@ -257,7 +332,10 @@ impl JobVerify {
     fn log_piece(&mut self, io: &NextIo, numberio: u16, seed: Option<u64>, done: bool) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
-        let p = Piece { file: io.file, offset: io.offset, len: io.len, numberio, seed, id, done };
+        let p = Piece { file: io.file, offset: io.offset, len: io.len, numberio, seed, id, done, trimmed: false };
+        if self.plan.trim_percentage > 0 && self.trim_rng.between(0, 99) < u64::from(self.plan.trim_percentage) {
+            self.trim_list.push_back((io.file, io.offset, id));
+        }
         if self.plan.sorted {
             // A newer write replaces every older one it overlaps. Logged blocks never overlap, so
             // their ends rise with their offsets: walking down from this block's end, the first
@@ -287,7 +365,12 @@ impl JobVerify {
 
     /// A read about to be issued on slot `tag`: `check` if it verifies (else the main-phase rule).
     pub fn prepare_read(&mut self, tag: u32, check: Option<ReadCheck>) {
-        let read = check.or(self.plan.verify_reads.then_some(ReadCheck { seed: None, numberio: 0, listed: false }));
+        let read = check.or(self.plan.verify_reads.then_some(ReadCheck {
+            seed: None,
+            numberio: 0,
+            listed: false,
+            trimmed: false,
+        }));
         if let Some(s) = self.slots.get_mut(tag as usize) {
             *s = SlotMeta { read, piece: None };
         }
@@ -346,6 +429,25 @@ impl JobVerify {
         }
         self.verify_reads_done += 1;
         let len = (res as usize).min(buf.len());
+        let verror = if self.plan.async_engine {
+            "file:io_u.c:2190, func=io_u_queued_complete"
+        } else {
+            "file:io_u.c:2152, func=io_u_sync_complete"
+        };
+        if check.trimmed {
+            // fio's verify_trimmed_io_u: the block must read back as zeros.
+            return match buf[..len].iter().position(|&b| b != 0) {
+                Some(at) if self.plan.trim_zero => Err(VerifyError {
+                    lines: vec![format!(
+                        "trim: verify failed at file {file_name} offset {}, length {}, block offset {at}",
+                        io.offset, io.len
+                    )],
+                    fatal: !self.plan.continue_on_error || self.plan.spec.fatal,
+                    verror,
+                }),
+                _ => Ok(()),
+            };
+        }
         let e = Expect {
             file: file_name,
             offset: io.offset,
@@ -356,11 +458,7 @@ impl JobVerify {
         self.plan.spec.check(&mut buf[..len], &e).map_err(|f| VerifyError {
             lines: f.lines,
             fatal: !self.plan.continue_on_error || self.plan.spec.fatal,
-            verror: if self.plan.async_engine {
-                "file:io_u.c:2190, func=io_u_queued_complete"
-            } else {
-                "file:io_u.c:2152, func=io_u_sync_complete"
-            },
+            verror,
         })
     }
 
@@ -415,6 +513,10 @@ mod tests {
             seed: 1,
             depth: 4,
             fake_io: false,
+            trim_percentage: 0,
+            trim_backlog: 0,
+            trim_batch: 0,
+            trim_zero: true,
         }
     }
 
