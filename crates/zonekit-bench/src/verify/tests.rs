@@ -165,3 +165,23 @@ fn smaller_intervals_carry_their_own_headers() {
     }
     assert_eq!(s.check(&mut buf, &expect(4096)), Ok(()));
 }
+
+#[test]
+fn the_interval_is_resolved_as_fio_resolves_it() {
+    use crate::options::job::JobOptions;
+    let opts = |min_w: u64, max_w: u64, vi: u32| {
+        let mut o = JobOptions::default();
+        o.verify.kind = VerifyType::Md5;
+        o.min_bs = [min_w, min_w, min_w];
+        o.max_bs = [max_w, max_w, max_w];
+        o.verify.interval = vi;
+        resolve_options(&mut o).map(|()| o.verify.interval)
+    };
+    assert_eq!(opts(4096, 4096, 0), Ok(4096), "the block size");
+    assert_eq!(opts(4096, 16384, 0), Ok(4096), "the smallest write");
+    assert_eq!(opts(4096, 4096, 8192), Ok(4096), "never above the smallest write");
+    assert_eq!(opts(4096, 4096, 1000), Ok(4096), "a divisor of the write sizes");
+    assert_eq!(opts(4096, 4096, 512), Ok(512));
+    assert_eq!(opts(4096, 4096, 64), Ok(64), "room for the md5 header and 8 bytes");
+    assert!(opts(4096, 4096, 32).is_err(), "no room for the md5 header");
+}
