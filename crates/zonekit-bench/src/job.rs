@@ -527,6 +527,19 @@ fn finalize(
     if let Err(why) = crate::verify::resolve_options(o) {
         conflict(where_set("verify"), why);
     }
+    let fmt = &o.filename_format;
+    if o.verify.kind != crate::verify::VerifyType::None
+        && o.rw.writes()
+        && o.do_verify
+        && o.numjobs > 1
+        && (o.filename.is_some()
+            || !(o.unique_filename && fmt.contains("$jobname") && fmt.contains("$jobnum") && fmt.contains("$filenum")))
+    {
+        notes.push(
+            "multiple writers may overwrite blocks that belong to other jobs. This can cause verification failures."
+                .into(),
+        );
+    }
     if o.verify.kind != crate::verify::VerifyType::None
         && o.rw.writes()
         && !o.rw.reads()

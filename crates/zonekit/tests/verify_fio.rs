@@ -142,6 +142,34 @@ fn a_block_corrupted_between_write_and_verify_fails_both_tools_alike() {
 }
 
 #[test]
+fn verify_dump_writes_the_files_fio_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&zonekit(&job("--filename=data", "--rw=write", &["--verify=md5", "--do_verify=0"]), d), "write");
+    let mut data = std::fs::read(d.join("data")).unwrap();
+    data[4096 + 300] ^= 1;
+    std::fs::write(d.join("data"), &data).unwrap();
+    let args = job("--filename=data", "--rw=read", &["--verify=md5", "--verify_dump=1"]);
+    let names = |o: &Output| -> Vec<String> {
+        String::from_utf8_lossy(&o.stderr).lines().filter(|l| l.contains("dumped as")).map(str::to_string).collect()
+    };
+    let f = fio(&args, d);
+    let fio_received = std::fs::read(d.join("data.4096.received")).unwrap();
+    let z = zonekit(&args, d);
+    assert_eq!(names(&z), names(&f));
+    assert_eq!(
+        names(&z),
+        ["       received data dumped as data.4096.received", "       expected data dumped as data.4096.expected"]
+    );
+    assert_eq!(std::fs::read(d.join("data.4096.received")).unwrap(), fio_received, "the block read");
+    // zonekit wrote the block, so it regenerates what it wrote.
+    assert_eq!(std::fs::read(d.join("data.4096.expected")).unwrap(), {
+        data[4096 + 300] ^= 1;
+        data[4096..8192].to_vec()
+    });
+}
+
+#[test]
 fn verify_state_files_are_fios() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
