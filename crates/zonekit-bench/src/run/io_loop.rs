@@ -599,8 +599,10 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         let start = self.core.epoch_ns;
         // Opening the files starts the first pass (fio's fio_file_reset at td_io_open_file).
         if self.workload.spec().write {
-            for z in self.core.zones.iter().flatten() {
+            let zones = self.core.zones.clone();
+            for z in zones.iter().flatten() {
                 z.file_reset();
+                z.reset_for_verify(&mut self.core).await;
             }
         }
         if self.core.engine.is_sync() {

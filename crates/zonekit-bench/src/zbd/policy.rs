@@ -253,6 +253,31 @@ impl ZoneJob {
         s.write_cnt = self.write_cnt_init();
     }
 
+    /// fio's `zbd_file_reset` with data verification, before a writing job's loop: every zone of
+    /// the range that holds data is taken out of the write set and reset, so that no reset has
+    /// to be issued (losing verified data) while the job writes (`zbd_reset_zones`).
+    pub async fn reset_for_verify<Q: JobIo>(&self, q: &mut Q) {
+        if !self.verify {
+            return;
+        }
+        let job = q.job_id();
+        for z in self.min_zone..self.max_zone {
+            if !self.file.has_wp(z) {
+                continue;
+            }
+            self.zone_lock(z, q).await;
+            let has_data = {
+                let mut s = self.file.lock();
+                Self::close_zone(&mut s, z, job);
+                s.zones[z as usize].wp != self.file.start(z)
+            };
+            if has_data {
+                let _ = self.reset_zone(z, q).await;
+            }
+            self.file.unlock(z);
+        }
+    }
+
     fn write_cnt_init(&self) -> u32 {
         if self.reset_frequency > 0.0 { (1.0 / self.reset_frequency).min(f64::from(u32::MAX)) as u32 } else { u32::MAX }
     }

@@ -154,9 +154,7 @@ impl ZbdJob {
             min_bs: o.min_bs,
             max_bs: o.max_bs,
             trim_bssplit: !o.bssplit[2].is_empty(),
-            // Data verification arrives with the second fio-compatibility round; until then a job
-            // asking for it is refused before it gets here.
-            verify: false,
+            verify: o.verify.kind != crate::verify::VerifyType::None,
             zone_size: o.zonesize,
             zone_capacity: o.zonecapacity,
             zone_skip,
