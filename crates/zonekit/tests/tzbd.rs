@@ -17,8 +17,9 @@
 //!   fio 3.33's job early unless a random offset lands in that zone). Zones emulated on R start
 //!   empty at every run, as in fio.
 //!
-//! Cases with `verify=` run their write side and check it (their read-back is not mirrored yet);
-//! case 34 checks 3.33's verify rule. Time-based cases run 1 s (the script
+//! Cases 5, 7-14 run with the script's `--do_verify=1 --verify=md5` and check what was
+//! read back; the other cases with `verify=` run their write side and check it; case 34 checks
+//! 3.33's verify rule. Time-based cases run 1 s (the script
 //! runs them 30 s, case 50 3 s). `docs/zbd.md` lists every case of the script: mirrored here, not applicable
 //! (and why), or waiting. `ZONEKIT_TZBD_CASES=12,37` runs only those cases (the script's `-t`).
 
@@ -244,6 +245,10 @@ type Outcome = Result<(), String>;
 const SKIP: &str = "SKIP";
 /// A case that waits for a zonekit feature (see its comment).
 const WAIT: &str = "WAIT";
+
+/// The verify options of the script's write cases (state files left out: the script's go to its
+/// working directory).
+const VERIFY: [&str; 3] = ["--do_verify=1", "--verify=md5", "--verify_state_save=0"];
 /// Time-based cases run 1 s (30 s in the script, 3 s for case 50).
 const RUNTIME: &str = "--runtime=1s";
 
@@ -323,12 +328,24 @@ fn cases() -> Vec<Case> {
             let r = run_fio(&a);
             eq(r.read(), size, "read", &r)
         }),
-        // 5: sequential writes to four zones (the md5 read-back waits for verify=).
+        // 5: sequential writes to four zones, read back and verified (md5).
         (5, |d| {
             d.prep_write();
             let bs = (d.zone_size / 64).max(d.lbs);
-            let r = on_seq(d, &args(&["--ioengine=psync", "--iodepth=1", "--rw=write", &format!("--bs={bs}")]));
-            eq(r.written(), 4 * d.zone_size, "written", &r)
+            let r = on_seq(
+                d,
+                &args(&[
+                    "--ioengine=psync",
+                    "--iodepth=1",
+                    "--rw=write",
+                    &format!("--bs={bs}"),
+                    VERIFY[0],
+                    VERIFY[1],
+                    VERIFY[2],
+                ]),
+            );
+            eq(r.written(), 4 * d.zone_size, "written", &r)?;
+            eq(r.read(), 4 * d.zone_size, "read", &r)
         }),
         // 6: sequential reads of what a job before wrote.
         (6, |d| {
@@ -364,16 +381,32 @@ fn cases() -> Vec<Case> {
                     "--rw=randwrite",
                     &format!("--bs={bs}"),
                     &format!("--size={}", d.zone_size),
+                    VERIFY[0],
+                    VERIFY[1],
+                    VERIFY[2],
                 ]),
             );
-            eq(r.written(), d.zone_size, "written", &r)
+            eq(r.written(), d.zone_size, "written", &r)?;
+            eq(r.read(), d.zone_size, "read", &r)
         }),
         // 8: random writes, libaio at depth 64, four zones.
         (8, |d| {
             d.prep_write();
             let bs = 16384.min(d.zone_size);
-            let r = on_seq(d, &args(&["--ioengine=libaio", "--iodepth=64", "--rw=randwrite", &format!("--bs={bs}")]));
-            eq(r.written(), 4 * d.zone_size, "written", &r)
+            let r = on_seq(
+                d,
+                &args(&[
+                    "--ioengine=libaio",
+                    "--iodepth=64",
+                    "--rw=randwrite",
+                    &format!("--bs={bs}"),
+                    VERIFY[0],
+                    VERIFY[1],
+                    VERIFY[2],
+                ]),
+            );
+            eq(r.written(), 4 * d.zone_size, "written", &r)?;
+            eq(r.read(), 4 * d.zone_size, "read", &r)
         }),
         // 9, 10: the sg engine (SCSI): zonekit runs it on its own devices only.
         (9, |d| {
@@ -381,22 +414,50 @@ fn cases() -> Vec<Case> {
                 return Err(SKIP.into());
             }
             d.prep_write();
-            let r = on_seq(d, &args(&["--ioengine=sg", "--iodepth=1", "--rw=randwrite", "--bs=16K"]));
-            eq(r.written(), 4 * d.zone_size, "written", &r)
+            let r = on_seq(
+                d,
+                &args(&["--ioengine=sg", "--iodepth=1", "--rw=randwrite", "--bs=16K", VERIFY[0], VERIFY[1], VERIFY[2]]),
+            );
+            eq(r.written(), 4 * d.zone_size, "written", &r)?;
+            eq(r.read(), 4 * d.zone_size, "read", &r)
         }),
         (10, |d| {
             if !d.zbd {
                 return Err(SKIP.into());
             }
             d.prep_write();
-            let r = on_seq(d, &args(&["--ioengine=sg", "--iodepth=64", "--rw=randwrite", "--bs=16K"]));
-            eq(r.written(), 4 * d.zone_size, "written", &r)
+            let r = on_seq(
+                d,
+                &args(&[
+                    "--ioengine=sg",
+                    "--iodepth=64",
+                    "--rw=randwrite",
+                    "--bs=16K",
+                    VERIFY[0],
+                    VERIFY[1],
+                    VERIFY[2],
+                ]),
+            );
+            eq(r.written(), 4 * d.zone_size, "written", &r)?;
+            eq(r.read(), 4 * d.zone_size, "read", &r)
         }),
         // 11: random block sizes.
         (11, |d| {
             d.prep_write();
-            let r = on_seq(d, &args(&["--ioengine=libaio", "--iodepth=64", "--rw=randwrite", "--bsrange=4K-64K"]));
-            eq(r.written(), 4 * d.zone_size, "written", &r)
+            let r = on_seq(
+                d,
+                &args(&[
+                    "--ioengine=libaio",
+                    "--iodepth=64",
+                    "--rw=randwrite",
+                    "--bsrange=4K-64K",
+                    VERIFY[0],
+                    VERIFY[1],
+                    VERIFY[2],
+                ]),
+            );
+            eq(r.written(), 4 * d.zone_size, "written", &r)?;
+            eq(r.read(), 4 * d.zone_size, "read", &r)
         }),
         // 12, 13: at most 1 or 4 zones written at once.
         (12, |d| {
@@ -411,9 +472,13 @@ fn cases() -> Vec<Case> {
                     "--bs=16K",
                     "--max_open_zones=1",
                     &format!("--size={size}"),
+                    VERIFY[0],
+                    VERIFY[1],
+                    VERIFY[2],
                 ]),
             );
-            eq(r.written(), size, "written", &r)
+            eq(r.written(), size, "written", &r)?;
+            eq(r.read(), size, "read", &r)
         }),
         (13, |d| {
             d.prep_write();
@@ -427,9 +492,13 @@ fn cases() -> Vec<Case> {
                     "--bs=16K",
                     "--max_open_zones=4",
                     &format!("--size={size}"),
+                    VERIFY[0],
+                    VERIFY[1],
+                    VERIFY[2],
                 ]),
             );
-            eq(r.written(), size, "written", &r)
+            eq(r.written(), size, "written", &r)?;
+            eq(r.read(), size, "read", &r)
         }),
         // 14: random writes to conventional zones.
         (14, |d| {
@@ -449,9 +518,13 @@ fn cases() -> Vec<Case> {
                     &format!("--zonesize={}", d.zone_size),
                     "--offset=0",
                     &format!("--size={size}"),
+                    VERIFY[0],
+                    VERIFY[1],
+                    VERIFY[2],
                 ]),
             );
-            eq(r.written(), size, "written", &r)
+            eq(r.written(), size, "written", &r)?;
+            eq(r.read(), size, "read", &r)
         }),
         // 15: sequential reads over two empty zones and two written ones.
         (15, |d| {
