@@ -158,7 +158,11 @@ pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str, writable: bool) -> Result<
     let mut sizes: Vec<Option<u64>> = vec![None; g.nr_zones as usize];
     for name in zone_names {
         let idx = parse_zone_file_name(g, name).map_err(|e| corrupt(name, &e))?;
-        let len = dir.file_len(name).map_err(|e| io_err(name, e))?;
+        let len = dir.file_len(name).map_err(|e| match e.kind() {
+            // Not a regular file (a directory, a link): the directory is damaged, not unreadable.
+            io::ErrorKind::InvalidData => corrupt(name, &e),
+            _ => io_err(name, e),
+        })?;
         let room = if g.is_conventional(idx) { g.zone_len(idx) } else { g.zone_cap(idx) } * SECTOR_SIZE;
         if len > room {
             let what = if g.is_conventional(idx) { "zone size" } else { "zone capacity" };

@@ -202,7 +202,15 @@ impl ZoneDir for FsZoneDir {
         let path = self.root.join(name);
         let m = std::fs::symlink_metadata(&path)?;
         if !m.is_file() {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, format!("{}: not a regular file", path.display())));
+            // The caller names the file; the error says only what is wrong with it.
+            let what = if m.is_dir() {
+                "a directory"
+            } else if m.is_symlink() {
+                "a symbolic link"
+            } else {
+                "a special file"
+            };
+            return Err(io::Error::new(io::ErrorKind::InvalidData, format!("{what}, not a regular file")));
         }
         Ok(m.len())
     }
