@@ -131,7 +131,7 @@ fn bad_input_is_one_line_and_exit_2() {
     f.as_file().set_len(1 << 20).unwrap();
     let p = f.path().to_str().unwrap();
     assert_fails(&zonekit(&["zone", "report", p]), 2, "not a zoned block device");
-    assert_fails(&zonekit(&["zone", "report", p, "--zone-size", "4M"]), 2, "smaller than zone size");
+    assert_fails(&zonekit(&["zone", "report", p, "--zone-size", "4M"]), 2, "smaller than the zone size");
     assert_fails(&zonekit(&["zone", "report", p, "--zone-size", "12q"]), 2, "invalid size '12q'");
 }
 
@@ -277,7 +277,7 @@ fn persistent_device_errors() {
     assert_fails(
         &zonekit(&["dev", "create", d, "--zone-size", "4M", "--zones", "8", "--zone-capacity", "8M"]),
         2,
-        "larger than the zone size",
+        "--zone-capacity 8M (16384 sectors) is larger than --zone-size 4M (8192 sectors)",
     );
     assert_fails(&zonekit(&["dev", "create", d, "--zone-size", "3M", "--zones", "8"]), 2, "not a power of two");
     assert_fails(&zonekit(&["dev", "create", d, "--zone-size", "4M"]), 2, "--zones");
