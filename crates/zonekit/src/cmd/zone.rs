@@ -22,7 +22,7 @@ pub struct RangeArgs {
     #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, conflicts_with = "count")]
     pub length: Option<u64>,
     /// Number of zones.
-    #[arg(short, long, value_name = "NUMBER")]
+    #[arg(short, long, value_name = "NUMBER", allow_negative_numbers = true)]
     pub count: Option<u64>,
 }
 
