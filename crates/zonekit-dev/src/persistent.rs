@@ -132,11 +132,17 @@ pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str, writable: bool) -> Result<
     let file = |name: &str| root.join(name).display().to_string();
     let corrupt = |name: &str, why: &dyn std::fmt::Display| DeviceError::Corrupt(format!("{}: {why}", file(name)));
     let io_err = |name: &str, e: io::Error| DeviceError::io(file(name), e);
+    // A file that is not what it should be (a directory, a FIFO, far too large): the directory
+    // is damaged, not unreadable.
+    let read_err = |name: &str, e: io::Error| match e.kind() {
+        io::ErrorKind::InvalidData => corrupt(name, &e),
+        _ => io_err(name, e),
+    };
 
     let names = dir.list().map_err(|e| DeviceError::io(root.display().to_string(), e))?;
     let mut zone_names: Vec<&String> = names.iter().filter(|n| looks_like_zone_file(n)).collect();
     zone_names.sort();
-    let Some(meta) = dir.read_small(META_FILE).map_err(|e| io_err(META_FILE, e))? else {
+    let Some(meta) = dir.read_small(META_FILE).map_err(|e| read_err(META_FILE, e))? else {
         if zone_names.is_empty() {
             return Err(DeviceError::Unsupported(format!(
                 "{}: not a zonekit device directory (no {META_FILE})",
@@ -158,11 +164,7 @@ pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str, writable: bool) -> Result<
     let mut sizes: Vec<Option<u64>> = vec![None; g.nr_zones as usize];
     for name in zone_names {
         let idx = parse_zone_file_name(g, name).map_err(|e| corrupt(name, &e))?;
-        let len = dir.file_len(name).map_err(|e| match e.kind() {
-            // Not a regular file (a directory, a link): the directory is damaged, not unreadable.
-            io::ErrorKind::InvalidData => corrupt(name, &e),
-            _ => io_err(name, e),
-        })?;
+        let len = dir.file_len(name).map_err(|e| read_err(name, e))?;
         let room = if g.is_conventional(idx) { g.zone_len(idx) } else { g.zone_cap(idx) } * SECTOR_SIZE;
         if len > room {
             let what = if g.is_conventional(idx) { "zone size" } else { "zone capacity" };
@@ -170,7 +172,7 @@ pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str, writable: bool) -> Result<
         }
         sizes[idx as usize] = Some(len);
     }
-    let states = match dir.read_small(STATE_FILE).map_err(|e| io_err(STATE_FILE, e))? {
+    let states = match dir.read_small(STATE_FILE).map_err(|e| read_err(STATE_FILE, e))? {
         Some(data) => ZoneStates::parse(g, &data).map_err(|e| corrupt(STATE_FILE, &e))?,
         None => ZoneStates::default(),
     };
