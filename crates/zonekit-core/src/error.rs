@@ -52,7 +52,7 @@ pub enum GeometryError {
     #[error("a device needs at least one zone")]
     NoZones,
     /// More zones than a `u32` counts.
-    #[error("{0} zones is too many")]
+    #[error("{0} zones is more than zonekit keeps in memory (at most {max})", max = crate::geometry::MAX_ZONES)]
     TooManyZones(u64),
     /// Every zone conventional.
     #[error("{nr_conv_zones} conventional zones leave no sequential zone out of {nr_zones}")]
