@@ -118,7 +118,11 @@ fn bad_input_is_one_line_and_exit_2() {
     assert_fails(&zonekit(&["zone", "report", "@nullb-small", "-o", "131072"]), 2, "past the end");
     assert_fails(&zonekit(&["zone", "report", "@nullb-small", "-l", "8", "-c", "1"]), 2, "cannot be used with");
     assert_fails(&zonekit(&["zone", "report", "@nullb-small", "--cond", "bogus"]), 2, "unknown zone condition");
-    assert_fails(&zonekit(&["zone", "reset", "@nullb-small", "-o", "100"]), 2, "not aligned to zone size 8192");
+    assert_fails(
+        &zonekit(&["zone", "reset", "@nullb-small", "-o", "100"]),
+        2,
+        "offset 100 sectors (50 KiB) is not aligned to zone size 8192 sectors (4 MiB)",
+    );
     assert_fails(
         &zonekit(&["zone", "reset", "@nullb-small", "-o", "8192", "-l", "100"]),
         2,

@@ -190,12 +190,25 @@ pub struct ReadArgs {
     pub output: Option<PathBuf>,
 }
 
+/// A sector count as range messages give it, in sectors and in bytes (`200 sectors (100 KiB)`):
+/// plain numbers are sectors here, suffixed ones bytes, so a message names both.
+fn sectors(n: u64) -> String {
+    match n.checked_mul(SECTOR_SIZE) {
+        Some(b) => format!("{n} sectors ({})", human_bytes(b)),
+        None => format!("{n} sectors"),
+    }
+}
+
 /// The zones a report covers: from the zone holding `-o`, `-c` zones or `ceil(-l / zone size)`
 /// zones, or every zone to the end (blkzone's rules).
 pub fn report_selection(spec: &str, g: &Geometry, r: &RangeArgs, conds: Vec<ZoneCond>) -> CliResult<Selection> {
     let offset = r.offset.unwrap_or(0);
     let first = g.zone_index(offset).ok_or_else(|| {
-        CliError::Usage(format!("{spec}: offset {offset} is past the end of the device ({} sectors)", g.capacity))
+        CliError::Usage(format!(
+            "{spec}: offset {} is past the end of the device, which has {}",
+            sectors(offset),
+            sectors(g.capacity)
+        ))
     })?;
     let count = match (r.count, r.length) {
         (Some(0), _) => return Err(CliError::Usage("--count must be at least 1".into())),
@@ -215,12 +228,17 @@ pub fn mgmt_range(spec: &str, g: &Geometry, r: &RangeArgs) -> CliResult<(u64, u6
     let offset = r.offset.unwrap_or(0);
     if offset >= g.capacity {
         return Err(CliError::Usage(format!(
-            "{spec}: offset {offset} is past the end of the device ({} sectors)",
-            g.capacity
+            "{spec}: offset {} is past the end of the device, which has {}",
+            sectors(offset),
+            sectors(g.capacity)
         )));
     }
     if !offset.is_multiple_of(g.zone_size) {
-        return Err(CliError::Usage(format!("{spec}: offset {offset} is not aligned to zone size {}", g.zone_size)));
+        return Err(CliError::Usage(format!(
+            "{spec}: offset {} is not aligned to zone size {}",
+            sectors(offset),
+            sectors(g.zone_size)
+        )));
     }
     let end = match (r.count, r.length) {
         (Some(0), _) => return Err(CliError::Usage("--count must be at least 1".into())),
@@ -230,8 +248,9 @@ pub fn mgmt_range(spec: &str, g: &Geometry, r: &RangeArgs) -> CliResult<(u64, u6
             let end = offset.saturating_add(l).min(g.capacity);
             if !(end - offset).is_multiple_of(g.zone_size) && end != g.capacity {
                 return Err(CliError::Usage(format!(
-                    "{spec}: number of sectors {l} is not aligned to zone size {}",
-                    g.zone_size
+                    "{spec}: length {} is not aligned to zone size {}",
+                    sectors(l),
+                    sectors(g.zone_size)
                 )));
             }
             end
