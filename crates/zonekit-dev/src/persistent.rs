@@ -38,10 +38,14 @@ pub const META_FILE: &str = "zonekit.meta";
 pub fn create_dir(path: &Path, config: &DeviceConfig, data: DataMode) -> Result<EmulatedDevice, DeviceError> {
     let shown = path.display().to_string();
     match std::fs::symlink_metadata(path) {
-        Ok(m) if !m.is_dir() => return Err(DeviceError::io(shown, io::Error::from_raw_os_error(libc::ENOTDIR))),
+        Ok(m) if !m.is_dir() => {
+            let e = io::Error::from_raw_os_error(libc::ENOTDIR);
+            return Err(DeviceError::io(format!("{shown}: exists and is not a directory"), e));
+        }
         Ok(_) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            std::fs::create_dir_all(path).map_err(|e| DeviceError::io(&shown, e))?;
+            std::fs::create_dir_all(path)
+                .map_err(|e| DeviceError::io(format!("{shown}: creating the directory"), e))?;
             // Make the new directory's own entry durable.
             let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             std::fs::File::open(parent).and_then(|d| d.sync_all()).map_err(|e| DeviceError::io(&shown, e))?;
