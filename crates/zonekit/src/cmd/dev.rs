@@ -24,25 +24,25 @@ pub struct CreateArgs {
     #[arg(long, value_name = "NAME", conflicts_with_all = ["zone_size", "zones", "conv_zones", "zone_capacity", "max_open", "max_active", "block_size", "personality"])]
     pub profile: Option<String>,
     /// Zone size (bytes, K/M/G suffixes; a power of two).
-    #[arg(long, value_name = "SIZE", value_parser = size_text_arg, requires = "zones")]
+    #[arg(long, value_name = "SIZE", value_parser = size_text_arg, requires = "zones", allow_hyphen_values = true)]
     pub zone_size: Option<Size>,
     /// Number of zones.
-    #[arg(long, allow_negative_numbers = true, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub zones: Option<u32>,
     /// Conventional zones at the start of the device.
-    #[arg(long, allow_negative_numbers = true, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_hyphen_values = true)]
     pub conv_zones: u32,
     /// Writable part of each sequential zone (default: the zone size).
-    #[arg(long, value_name = "SIZE", value_parser = size_text_arg)]
+    #[arg(long, value_name = "SIZE", value_parser = size_text_arg, allow_hyphen_values = true)]
     pub zone_capacity: Option<Size>,
     /// Maximum open zones (0: no limit).
-    #[arg(long, allow_negative_numbers = true, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_hyphen_values = true)]
     pub max_open: u32,
     /// Maximum active (open or closed) zones (0: no limit).
-    #[arg(long, allow_negative_numbers = true, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_hyphen_values = true)]
     pub max_active: u32,
     /// Logical block size.
-    #[arg(long, value_name = "BYTES", default_value_t = 512, value_parser = block_size_arg)]
+    #[arg(long, value_name = "BYTES", default_value_t = 512, value_parser = block_size_arg, allow_hyphen_values = true)]
     pub block_size: u32,
     /// Transport rules and errnos: nullblk (Linux null_blk), zbc (SCSI SMR disk) or zns (NVMe).
     #[arg(long, value_name = "NAME", default_value = "nullblk")]
@@ -52,7 +52,7 @@ pub struct CreateArgs {
     pub data: DataArg,
     /// The block layer's largest request in KiB (`/sys/block/X/queue/max_sectors_kb`): reads and
     /// writes are split at it [default: the profile's, else 1280, Linux's default cap].
-    #[arg(long, allow_negative_numbers = true, value_name = "KIB")]
+    #[arg(long, value_name = "KIB", allow_hyphen_values = true)]
     pub max_sectors_kb: Option<u32>,
     /// Issue every zone write from one worker, one at a time (`/sys/block/X/queue/zoned_qd1_writes`)
     /// [default: 1 for a spinning disk, else 0, as Linux does].

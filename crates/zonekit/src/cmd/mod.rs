@@ -41,6 +41,10 @@ impl Size {
 }
 
 /// Parse a fio-style byte size for clap, keeping the text.
+///
+/// Options that take a number also take values starting with '-' (`allow_hyphen_values`), so that
+/// `-o -1` or `--zone-size -4M` is refused as a bad value of its option, not as an unknown
+/// argument `-1`.
 pub fn size_text_arg(s: &str) -> Result<Size, String> {
     units::parse_bytes(s).map(|bytes| Size { bytes, text: s.to_string() }).map_err(|e| e.0)
 }
@@ -94,10 +98,10 @@ pub struct DevArg {
     pub dev: String,
     /// Emulate zones of this size (bytes, K/M/G suffixes) on a regular file or non-zoned block
     /// device, as fio's zonemode=zbd does: all zones sequential and empty at each open.
-    #[arg(long, value_name = "SIZE", value_parser = size_text_arg)]
+    #[arg(long, value_name = "SIZE", value_parser = size_text_arg, allow_hyphen_values = true)]
     pub zone_size: Option<Size>,
     /// Zone capacity with --zone-size (default: the zone size).
-    #[arg(long, value_name = "SIZE", value_parser = size_text_arg, requires = "zone_size")]
+    #[arg(long, value_name = "SIZE", value_parser = size_text_arg, requires = "zone_size", allow_hyphen_values = true)]
     pub zone_capacity: Option<Size>,
 }
 

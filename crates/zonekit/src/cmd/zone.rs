@@ -15,14 +15,14 @@ use zonekit_core::{Errno, Geometry, SECTOR_SIZE, Zone, ZoneCond, ZoneOp};
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct RangeArgs {
     /// Start sector of the range (512-byte sectors; a value with a size suffix is bytes: -o 1M).
-    #[arg(short, long, value_name = "SECTOR", value_parser = sectors_arg)]
+    #[arg(short, long, value_name = "SECTOR", value_parser = sectors_arg, allow_hyphen_values = true)]
     pub offset: Option<u64>,
     /// Length of the range (512-byte sectors; a size suffix means bytes: -l 256M. blkzone would
     /// read 256M as 256 Mi sectors).
-    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, conflicts_with = "count")]
+    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, conflicts_with = "count", allow_hyphen_values = true)]
     pub length: Option<u64>,
     /// Number of zones.
-    #[arg(short, long, value_name = "NUMBER", allow_negative_numbers = true)]
+    #[arg(short, long, value_name = "NUMBER", allow_hyphen_values = true)]
     pub count: Option<u64>,
 }
 
@@ -119,14 +119,14 @@ pub struct WriteArgs {
     #[command(flatten)]
     pub dev: DevArg,
     /// Sector to write at (the write pointer, in a sequential zone).
-    #[arg(short, long, value_name = "SECTOR", value_parser = sectors_arg)]
+    #[arg(short, long, value_name = "SECTOR", value_parser = sectors_arg, allow_hyphen_values = true)]
     pub offset: u64,
     /// Length (sectors, or bytes with a size suffix); with --input, the input's length when left
     /// out, and refused when it differs from it.
-    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, required_unless_present = "input")]
+    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, required_unless_present = "input", allow_hyphen_values = true)]
     pub length: Option<u64>,
     /// Byte to fill the data with (decimal or 0x hex).
-    #[arg(long, value_name = "BYTE", value_parser = |s: &str| parse_byte(s).map_err(|e| e.0), default_value = "0xa5", conflicts_with = "input")]
+    #[arg(long, value_name = "BYTE", value_parser = |s: &str| parse_byte(s).map_err(|e| e.0), default_value = "0xa5", conflicts_with = "input", allow_hyphen_values = true)]
     pub pattern: u8,
     /// Write the data of this file (`-` for standard input) instead of a pattern; its length must
     /// be whole 512-byte sectors.
@@ -150,14 +150,14 @@ pub struct AppendArgs {
     #[command(flatten)]
     pub dev: DevArg,
     /// Start sector of the zone to append to.
-    #[arg(short, long, value_name = "ZONE", value_parser = sectors_arg)]
+    #[arg(short, long, value_name = "ZONE", value_parser = sectors_arg, allow_hyphen_values = true)]
     pub offset: u64,
     /// Length (sectors, or bytes with a size suffix); with --input, the input's length when left
     /// out, and refused when it differs from it. At most the device's zone_append_max_bytes.
-    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, required_unless_present = "input")]
+    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, required_unless_present = "input", allow_hyphen_values = true)]
     pub length: Option<u64>,
     /// Byte to fill the data with (decimal or 0x hex).
-    #[arg(long, value_name = "BYTE", value_parser = |s: &str| parse_byte(s).map_err(|e| e.0), default_value = "0xa5", conflicts_with = "input")]
+    #[arg(long, value_name = "BYTE", value_parser = |s: &str| parse_byte(s).map_err(|e| e.0), default_value = "0xa5", conflicts_with = "input", allow_hyphen_values = true)]
     pub pattern: u8,
     /// Append the data of this file (`-` for standard input) instead of a pattern.
     #[arg(short, long, value_name = "FILE|-")]
@@ -180,10 +180,10 @@ pub struct ReadArgs {
     #[command(flatten)]
     pub dev: DevArg,
     /// Sector to read from.
-    #[arg(short, long, value_name = "SECTOR", value_parser = sectors_arg)]
+    #[arg(short, long, value_name = "SECTOR", value_parser = sectors_arg, allow_hyphen_values = true)]
     pub offset: u64,
     /// Length (sectors, or bytes with a size suffix).
-    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg)]
+    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, allow_hyphen_values = true)]
     pub length: u64,
     /// Write the data to this file (created or truncated) instead of standard output.
     #[arg(long, value_name = "FILE")]
