@@ -242,6 +242,15 @@ pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str, writable: bool) -> Result<
         };
         table.resume_zone(idx, cond, wp).map_err(|e| corrupt(blame, &e))?;
     }
+    // A running device never has more open zones than its open limit (explicit opens are refused
+    // at it, implicit ones evict), so a clean close never lists more: such a state was edited, or
+    // written for other limits. (Not so for the active limit: a reset lost to a power failure
+    // brings its zone back, closed, beyond it.)
+    let (open, max_open) = (table.counters().open(), config.limits.max_open);
+    if max_open > 0 && open > max_open {
+        let why = format!("{open} zones are open, more than the open limit ({max_open})");
+        return Err(corrupt(STATE_FILE, &why));
+    }
     if let Some(c) = clean {
         table.resume_eviction(&c.eviction).map_err(|e| corrupt(STATE_FILE, &e))?;
     }
