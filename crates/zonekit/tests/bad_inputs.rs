@@ -212,6 +212,7 @@ fn run_case(case: &Case, defines: &HashMap<String, String>) -> Result<(), String
                 let (p, text) = rest.trim().split_once(' ').ok_or("inject PATH LINE")?;
                 let old = std::fs::read_to_string(path(p)).map_err(|e| e.to_string())?;
                 let (first, others) = old.split_once('\n').unwrap_or((&old, ""));
+                let text = text.replace("\\n", "\n");
                 io(std::fs::write(path(p), format!("{first}\n{text}\n{others}")))?;
             }
             // truncate PATH LEN
