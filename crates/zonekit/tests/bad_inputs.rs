@@ -363,7 +363,8 @@ fn every_bad_input_is_one_line_with_the_right_exit_code_and_errno() {
     let (defines, cases) = parse_table();
     let next = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 8);
+    // Twice the cores: a case mostly waits for its processes (and a locked device for 250 ms).
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get() * 2).clamp(4, 16);
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {
