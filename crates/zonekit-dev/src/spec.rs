@@ -96,6 +96,17 @@ pub fn open(spec: &str, opts: &OpenOptions) -> Result<Box<dyn ZonedDevice>, Open
         return Ok(Box::new(crate::persistent::open_dir(path, spec, opts.writable)?));
     }
     let is_blk = meta.file_type().is_block_device();
+    if meta.is_file() {
+        // A zone file or the metadata of a device directory, opened as a plain file, would be
+        // written behind the device's back (and its lock).
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if dir.join(crate::persistent::META_FILE).is_file() {
+            return Err(OpenError::BadOption(format!(
+                "{spec}: a file of the zonekit device {}: name the device directory instead",
+                dir.display()
+            )));
+        }
+    }
     if !is_blk && !meta.is_file() {
         let what = special_file_kind(&meta.file_type());
         return Err(OpenError::BadOption(match opts.zone_size {
