@@ -305,6 +305,28 @@ fn run_case(case: &Case, defines: &HashMap<String, String>) -> Result<(), String
     }
     drop(held);
     let err = String::from_utf8_lossy(&o.stderr).to_string();
+    let result = judge(case, &vars, &o, &err, if changes { None } else { Some(before) });
+    // Whatever `readonly` and `chmod` took away, so that the directory can be removed.
+    make_writable(&vars.tmp);
+    result
+}
+
+fn make_writable(dir: &Path) {
+    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755));
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.is_dir() => make_writable(&p),
+            Ok(m) if m.is_file() => {
+                let _ = std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What is wrong with a case's result (`before`: the snapshot to compare with, if any).
+fn judge(case: &Case, vars: &Vars, o: &Output, err: &str, before: Option<String>) -> Result<(), String> {
     let mut wrong = Vec::new();
     if o.status.code() != Some(case.exit) {
         wrong.push(format!("exit {:?}, expected {}", o.status.code(), case.exit));
@@ -335,8 +357,8 @@ fn run_case(case: &Case, defines: &HashMap<String, String>) -> Result<(), String
     if !o.stdout.is_empty() {
         wrong.push(format!("{} bytes on stdout", o.stdout.len()));
     }
-    if !changes {
-        let after = snapshot(&vars);
+    if let Some(before) = before {
+        let after = snapshot(vars);
         if after != before {
             wrong.push(format!("the device changed:\n--- before\n{before}--- after\n{after}"));
         }
