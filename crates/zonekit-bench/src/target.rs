@@ -98,6 +98,23 @@ impl Devices {
                 )));
             }
         }
+        // A file inside a device directory (its metadata, a zone file) would be laid out and
+        // written over behind the device's back.
+        let dirs: Vec<String> = o.directories();
+        for n in names.iter().filter(|n| !is_device_spec(n)) {
+            let paths = std::iter::once(Path::new(n).to_path_buf()).chain(dirs.iter().map(|d| Path::new(d).join(n)));
+            for p in paths {
+                let parent = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+                if is_device_dir(parent) {
+                    return Err(usage(format!(
+                        "job {}: filename={n}: a file of the zonekit device {}; name the device (filename={}) instead",
+                        o.name,
+                        parent.display(),
+                        parent.display()
+                    )));
+                }
+            }
+        }
         let devices = names.iter().filter(|n| is_device_spec(n)).count();
         if devices == 0 {
             if DEVICE_ONLY_ENGINES.contains(&o.ioengine.as_str()) {
