@@ -78,6 +78,9 @@ pub fn output(r: std::io::Result<()>) -> CliResult {
     match r {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(CliError::Failed(String::new())),
-        Err(e) => Err(CliError::Failed(format!("writing output: {e}"))),
+        Err(e) => {
+            let e = DeviceError::io("writing standard output", e);
+            Err(CliError::Failed(format!("{} ({})", e.message(), e.errno_tag())))
+        }
     }
 }

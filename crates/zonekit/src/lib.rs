@@ -196,8 +196,15 @@ pub fn run_to(args: impl IntoIterator<Item = OsString>, out: &mut impl Write, er
             let text = e.render().to_string();
             match e.kind() {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-                    let _ = write!(out, "{text}");
-                    return 0;
+                    // Help that cannot be written (`> /dev/full`) is a failure, as any output is.
+                    return match error::output(write!(out, "{text}").and_then(|()| out.flush())) {
+                        Ok(()) => 0,
+                        Err(CliError::Failed(m)) if m.is_empty() => 0,
+                        Err(e) => {
+                            let _ = writeln!(err, "{e}");
+                            e.exit_code()
+                        }
+                    };
                 }
                 ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
                     let _ = writeln!(err, "zonekit: {}", missing_subcommand(&args));
