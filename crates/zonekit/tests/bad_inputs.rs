@@ -176,6 +176,7 @@ fn run_case(case: &Case, defines: &HashMap<String, String>) -> Result<(), String
     let mut lock = false;
     let mut as_nobody = false;
     let mut changes = false;
+    let mut full_output = false;
     let mut prepare = |step: &str| -> Result<(), String> {
         let (verb, rest) = step.split_once(' ').unwrap_or((step, ""));
         let arg = vars.expand(rest.trim());
@@ -266,6 +267,8 @@ fn run_case(case: &Case, defines: &HashMap<String, String>) -> Result<(), String
                 let mode = u32::from_str_radix(mode, 8).map_err(|e| e.to_string())?;
                 io(std::fs::set_permissions(path(p), std::fs::Permissions::from_mode(mode)))?;
             }
+            // full-output: the command's standard output is /dev/full (every write fails, ENOSPC).
+            "full-output" => full_output = true,
             // The command runs as user nobody when the test runs as root.
             "nobody" => as_nobody = is_root(),
             // The command changes the device (it ran, and failed part way): no snapshot check.
@@ -298,6 +301,10 @@ fn run_case(case: &Case, defines: &HashMap<String, String>) -> Result<(), String
     cmd.args(&args).env_remove("RUST_BACKTRACE").env_remove("RUST_LIB_BACKTRACE");
     if as_nobody {
         cmd.uid(NOBODY).gid(NOBODY);
+    }
+    if full_output {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").map_err(|e| format!("/dev/full: {e}"))?;
+        cmd.stdout(full);
     }
     let o = cmd.output().map_err(|e| format!("run: {e}"))?;
     if as_nobody {
