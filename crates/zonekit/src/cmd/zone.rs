@@ -623,7 +623,8 @@ pub fn append(args: &AppendArgs, w: &mut impl Write) -> CliResult {
     if !args.offset.is_multiple_of(g.zone_size) {
         return Err(CliError::Usage(format!(
             "{spec}: offset {} is not the start of a zone (zone size {})",
-            args.offset, g.zone_size
+            sectors(args.offset),
+            sectors(g.zone_size)
         )));
     }
     let limit = dev.limits().zone_append_max_bytes;
