@@ -273,6 +273,8 @@ fn run_case(case: &Case, defines: &HashMap<String, String>) -> Result<(), String
             "nobody" => as_nobody = is_root(),
             // The command changes the device (it ran, and failed part way): no snapshot check.
             "changes" => changes = true,
+            // Checked by `judge`: stdout holds the command's JSON result.
+            "json-result" => {}
             other => return Err(format!("unknown setup step '{other}'")),
         }
         Ok(())
@@ -361,7 +363,15 @@ fn judge(case: &Case, vars: &Vars, o: &Output, err: &str, before: Option<String>
     if !line.contains(&vars.expand(&case.says)) {
         wrong.push(format!("message lacks {:?}", case.says));
     }
-    if !o.stdout.is_empty() {
+    if case.setup.iter().any(|s| s == "json-result") {
+        // `--format json`: the result of a command that ran is one JSON object, failed or not,
+        // with the errno of the line.
+        match serde_json::from_slice::<serde_json::Value>(&o.stdout) {
+            Ok(v) if v["ok"] == false && v["errno"].as_str() == case.errno.as_deref() => {}
+            Ok(v) => wrong.push(format!("JSON result {v}: expected ok false and errno {:?}", case.errno)),
+            Err(e) => wrong.push(format!("stdout is not one JSON object: {e}")),
+        }
+    } else if !o.stdout.is_empty() {
         wrong.push(format!("{} bytes on stdout", o.stdout.len()));
     }
     if let Some(before) = before {
