@@ -1,8 +1,8 @@
 //! Every bad input of `testdata/bad_inputs.txt`, run through the built `zonekit` binary: each
-//! gives one line on stderr (`zonekit: <what>: <why>`, no panic), the exit code of DESIGN.md §2
-//! (2 for bad input, 1 for an operation that ran and failed), the errno tag right for the error
-//! (none for exit 2), nothing on stdout, and leaves the device's zones, data and files as they
-//! were unless the case says the command changes them.
+//! gives one line on stderr (`zonekit: <what>: <why>`, no panic), the exit code users rely on (2
+//! for bad input, 1 for an operation that ran and failed), the errno tag right for the error (none
+//! for exit 2), nothing on stdout, and leaves the device's zones, data and files as they were
+//! unless the case says the command changes them.
 //!
 //! The file's format is described at its top.
 
@@ -169,7 +169,7 @@ fn nobody_can_run_the_binary() -> bool {
         && std::fs::metadata(bin).is_ok_and(|m| m.mode() & 0o001 != 0)
 }
 
-/// Prepare a case, run it, and say what is wrong with its result (`None`: nothing).
+/// Prepare a case, run it, and say what is wrong with its result, if anything.
 fn run_case(case: &Case, defines: &HashMap<String, String>) -> Result<(), String> {
     let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
     let vars = Vars { tmp: tmp.path().to_path_buf() };
