@@ -135,7 +135,11 @@ fn bad_input_is_one_line_and_exit_2() {
     f.as_file().set_len(1 << 20).unwrap();
     let p = f.path().to_str().unwrap();
     assert_fails(&zonekit(&["zone", "report", p]), 2, "not a zoned block device");
-    assert_fails(&zonekit(&["zone", "report", p, "--zone-size", "4M"]), 2, "smaller than the zone size");
+    assert_fails(
+        &zonekit(&["zone", "report", p, "--zone-size", "4M"]),
+        2,
+        "are fewer than --zone-size 4M (8192 sectors)",
+    );
     assert_fails(&zonekit(&["zone", "report", p, "--zone-size", "12q"]), 2, "invalid size '12q'");
 }
 

@@ -33,7 +33,7 @@ impl Size {
     /// `OPTION TEXT (N sectors)`, or `(N bytes)` when the value is not whole sectors.
     pub fn quoted(&self, option: &str) -> String {
         if self.bytes.is_multiple_of(512) {
-            format!("{option} {} ({} sectors)", self.text, self.bytes / 512)
+            format!("{option} {} ({})", self.text, units::sectors_word(self.bytes / 512))
         } else {
             format!("{option} {} ({} bytes)", self.text, self.bytes)
         }
@@ -118,6 +118,27 @@ impl DevArg {
             // fio's emulation takes any whole number of sectors.
             check_zone_sizes(zs, self.zone_capacity.as_ref(), 512, false)
                 .map_err(|why| CliError::Usage(format!("{}: {why}", self.dev)))?;
+            // A regular file's size is known here: quote the option as written (the device layer
+            // says the same of a block device, in bytes).
+            // (A file of a device directory is refused as such by the device layer.)
+            let path = std::path::Path::new(&self.dev);
+            let in_device = path.parent().is_some_and(|d| {
+                let d = if d.as_os_str().is_empty() { std::path::Path::new(".") } else { d };
+                d.join(zonekit_dev::persistent::META_FILE).is_file()
+            });
+            if let Ok(m) = std::fs::metadata(path).map(|m| (m.is_file(), m.len()))
+                && m.0
+                && !in_device
+                && m.1 < zs.bytes
+            {
+                return Err(CliError::Usage(format!(
+                    "{}: the file's {} bytes ({}) are fewer than {}",
+                    self.dev,
+                    m.1,
+                    units::sectors_word(m.1 / 512),
+                    zs.quoted("--zone-size")
+                )));
+            }
         }
         let opts = OpenOptions {
             zone_size: self.zone_size.as_ref().map(|s| s.bytes),

@@ -4,7 +4,7 @@
 use super::{DevArg, sectors_arg};
 use crate::error::{CliError, CliResult, output};
 use crate::report::{self, Format, Selection};
-use crate::units::{human_bytes, parse_byte};
+use crate::units::{human_bytes, parse_byte, sectors_word};
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -194,8 +194,8 @@ pub struct ReadArgs {
 /// plain numbers are sectors here, suffixed ones bytes, so a message names both.
 fn sectors(n: u64) -> String {
     match n.checked_mul(SECTOR_SIZE) {
-        Some(b) => format!("{n} sectors ({})", human_bytes(b)),
-        None => format!("{n} sectors"),
+        Some(b) => format!("{} ({})", sectors_word(n), human_bytes(b)),
+        None => sectors_word(n),
     }
 }
 
