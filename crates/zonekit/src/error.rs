@@ -73,13 +73,16 @@ impl std::error::Error for CliError {}
 /// Result of a command.
 pub type CliResult<T = ()> = Result<T, CliError>;
 
+/// What a failed output's message starts with (`writing standard output: <why> (<ERRNO>)`).
+pub const WRITING_STDOUT: &str = "writing standard output";
+
 /// Output errors: a closed pipe (`| head`) ends the command quietly; anything else fails it.
 pub fn output(r: std::io::Result<()>) -> CliResult {
     match r {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(CliError::Failed(String::new())),
         Err(e) => {
-            let e = DeviceError::io("writing standard output", e);
+            let e = DeviceError::io(WRITING_STDOUT, e);
             Err(CliError::Failed(format!("{} ({})", e.message(), e.errno_tag())))
         }
     }

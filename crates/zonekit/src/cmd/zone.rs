@@ -704,9 +704,12 @@ pub fn read(args: &ReadArgs, w: &mut impl Write) -> CliResult {
             })?;
             let mut out = std::io::BufWriter::with_capacity(CHUNK, f);
             read_to(&dev, spec, args.offset, start, total, &mut out).map_err(|e| match e {
-                CliError::Failed(m) if m.starts_with("writing output") => {
-                    CliError::Failed(format!("--output {}: {m}", path.display()))
-                }
+                // `output` speaks of standard output; here the writer is the file.
+                CliError::Failed(m) if m.starts_with(crate::error::WRITING_STDOUT) => CliError::Failed(format!(
+                    "--output {}: writing{}",
+                    path.display(),
+                    &m[crate::error::WRITING_STDOUT.len()..]
+                )),
                 other => other,
             })
         }
