@@ -350,6 +350,11 @@ fn judge(case: &Case, vars: &Vars, o: &Output, err: &str, before: Option<String>
     if !line.starts_with("zonekit: ") {
         wrong.push("stderr does not start with 'zonekit: '".into());
     }
+    // A path said twice in a row ("/x/d: /x/d/zonekit.meta: …"): a context added twice.
+    let parts: Vec<&str> = line.split(": ").collect();
+    if parts.windows(2).any(|w| w[0].starts_with('/') && w[1].starts_with(w[0])) {
+        wrong.push("a path repeated in the message".into());
+    }
     if line.contains("os error") {
         wrong.push("Rust's '(os error N)' in the message".into());
     }
