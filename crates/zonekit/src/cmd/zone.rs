@@ -641,14 +641,16 @@ pub fn append(args: &AppendArgs, w: &mut impl Write) -> CliResult {
     };
     // Refused before any data is read or allocated: the kernel's blk_check_zone_append does it
     // on the bio's size.
-    let too_long = |bytes: u64| {
+    let too_long = |sectors: u64| {
+        // A length past u64 bytes is named in sectors, as given (not as a saturated byte count).
+        let size = sectors.checked_mul(SECTOR_SIZE).map_or_else(|| sectors_word(sectors), |b| format!("{b} bytes"));
         BlkError::new(
             Errno::EIO,
-            format!("{bytes} bytes: larger than the zone append limit ({} bytes)", limit.min(zone_bytes)),
+            format!("{size}: larger than the zone append limit ({} bytes)", limit.min(zone_bytes)),
         )
     };
     if let Some(l) = args.length.filter(|&l| l.saturating_mul(SECTOR_SIZE) > limit.min(zone_bytes)) {
-        let e = too_long(l.saturating_mul(SECTOR_SIZE));
+        let e = too_long(l);
         let err = CliError::blk(&what, &e);
         res.sectors = l;
         res.fail(&e, &err);
