@@ -37,12 +37,16 @@ pub const META_FILE: &str = "zonekit.meta";
 /// one must be empty). The device's spec is the path.
 pub fn create_dir(path: &Path, config: &DeviceConfig, data: DataMode) -> Result<EmulatedDevice, DeviceError> {
     let shown = path.display().to_string();
-    match std::fs::symlink_metadata(path) {
+    // A symbolic link to an empty directory is that directory, as it is when the device is opened.
+    match std::fs::metadata(path) {
         Ok(m) if !m.is_dir() => {
             let e = io::Error::from_raw_os_error(libc::ENOTDIR);
             return Err(DeviceError::io(format!("{shown}: exists and is not a directory"), e));
         }
         Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound && std::fs::symlink_metadata(path).is_ok() => {
+            return Err(DeviceError::io(format!("{shown}: a symbolic link to nothing"), e));
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             std::fs::create_dir_all(path)
                 .map_err(|e| DeviceError::io(format!("{shown}: creating the directory"), e))?;
