@@ -70,7 +70,7 @@ impl Devices {
         }
         let opts = OpenOptions { writable: true, ..OpenOptions::default() };
         let dev: Arc<dyn ZonedDevice> = zonekit_dev::open(name, &opts)
-            .map_err(|e: OpenError| TargetError { usage: e.is_usage(), message: format!("{name}: {e}") })?
+            .map_err(|e: OpenError| TargetError { usage: e.is_usage(), message: open_error(name, &e) })?
             .into();
         self.open.insert(name.to_string(), dev.clone());
         Ok(dev)
@@ -96,6 +96,23 @@ impl Devices {
                     "job {}: directory={d}: this is a zonekit device (the benchmark would create its files inside it); name it with filename= instead",
                     o.name
                 )));
+            }
+        }
+        // A file inside a device directory (its metadata, a zone file) would be laid out and
+        // written over behind the device's back.
+        let dirs: Vec<String> = o.directories();
+        for n in names.iter().filter(|n| !is_device_spec(n)) {
+            let paths = std::iter::once(Path::new(n).to_path_buf()).chain(dirs.iter().map(|d| Path::new(d).join(n)));
+            for p in paths {
+                let parent = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+                if is_device_dir(parent) {
+                    return Err(usage(format!(
+                        "job {}: filename={n}: a file of the zonekit device {}; name the device (filename={}) instead",
+                        o.name,
+                        parent.display(),
+                        parent.display()
+                    )));
+                }
             }
         }
         let devices = names.iter().filter(|n| is_device_spec(n)).count();
@@ -136,4 +153,14 @@ impl Devices {
 /// Whether the in-process engine runs synchronously for fio engine `name`.
 pub fn device_engine_is_sync(name: &str) -> bool {
     DEVICE_ENGINES.iter().find(|(e, _)| *e == name).is_some_and(|(_, sync)| *sync)
+}
+
+/// The line for a device spec that did not open: named once (most errors name the path
+/// themselves), and a device that failed ends with its errno's name, as the zone tools say it.
+fn open_error(name: &str, e: &OpenError) -> String {
+    let text = match e {
+        OpenError::Device(d) if !e.is_usage() => format!("{} ({})", d.message(), d.errno_tag()),
+        other => other.to_string(),
+    };
+    if text.starts_with(name) { text } else { format!("{name}: {text}") }
 }

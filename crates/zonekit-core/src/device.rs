@@ -123,6 +123,29 @@ impl DeviceError {
         DeviceError::Io { context: context.into(), source }
     }
 
+    /// What went wrong, in words, for a message that ends with the errno's name: an OS error as
+    /// `strerror` says it, without the `(os error N)` that Rust's own text appends.
+    pub fn message(&self) -> String {
+        match self {
+            DeviceError::Io { context, source } => match source.raw_os_error().and_then(|n| Errno(n).description()) {
+                Some(text) => format!("{context}: {text}"),
+                None => {
+                    let text = source.to_string();
+                    let text = text.find(" (os error ").map_or(text.as_str(), |i| &text[..i]);
+                    format!("{context}: {text}")
+                }
+            },
+            other => other.to_string(),
+        }
+    }
+
+    /// The name of [`DeviceError::errno`] (`EIO`), or `errno N` for one outside the table: the
+    /// tag that ends a failure's message.
+    pub fn errno_tag(&self) -> String {
+        let e = self.errno();
+        e.name().map_or_else(|| format!("errno {}", e.0), str::to_string)
+    }
+
     /// The errno a system call would have returned.
     pub fn errno(&self) -> Errno {
         match self {

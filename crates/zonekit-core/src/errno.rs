@@ -59,16 +59,21 @@ errnos! {
     ENOTDIR = 20, "Not a directory";
     EISDIR = 21, "Is a directory";
     EINVAL = 22, "Invalid argument";
+    ENFILE = 23, "Too many open files in system";
+    EMFILE = 24, "Too many open files";
     ENOTTY = 25, "Inappropriate ioctl for device";
     EFBIG = 27, "File too large";
     ENOSPC = 28, "No space left on device";
     EROFS = 30, "Read-only file system";
     ENAMETOOLONG = 36, "File name too long";
+    ENOTEMPTY = 39, "Directory not empty";
+    ELOOP = 40, "Too many levels of symbolic links";
     EOVERFLOW = 75, "Value too large for defined data type";
     EILSEQ = 84, "Invalid or incomplete multibyte or wide character";
     EOPNOTSUPP = 95, "Operation not supported";
     ETOOMANYREFS = 109, "Too many references: cannot splice";
     EREMOTEIO = 121, "Remote I/O error";
+    EDQUOT = 122, "Disk quota exceeded";
 }
 
 impl fmt::Display for Errno {
@@ -95,5 +100,7 @@ mod tests {
         assert_eq!(Errno::EOVERFLOW.0, 75);
         assert_eq!(Errno::EIO.to_string(), "Input/output error (EIO)");
         assert_eq!(Errno(4242).to_string(), "errno 4242");
+        // What a directory refused for a device holds (`dev create` on a non-empty one).
+        assert_eq!(Errno(39).name(), Some("ENOTEMPTY"));
     }
 }

@@ -29,6 +29,12 @@ pub enum GeometryError {
         /// Logical block size in bytes.
         logical_block_size: u32,
     },
+    /// A zone size given in bytes that is not whole 512-byte sectors.
+    #[error("zone size of {0} bytes is not a whole number of 512-byte sectors")]
+    ZoneSizeNotSectors(u64),
+    /// A zone capacity given in bytes that is not whole 512-byte sectors.
+    #[error("zone capacity of {0} bytes is not a whole number of 512-byte sectors")]
+    ZoneCapacityNotSectors(u64),
     /// Zone capacity larger than the zone size.
     #[error("zone capacity ({zone_capacity} sectors) is larger than the zone size ({zone_size} sectors)")]
     CapacityLargerThanSize {
@@ -52,7 +58,7 @@ pub enum GeometryError {
     #[error("a device needs at least one zone")]
     NoZones,
     /// More zones than a `u32` counts.
-    #[error("{0} zones is too many")]
+    #[error("{0} zones is more than zonekit keeps in memory (at most {max})", max = crate::geometry::MAX_ZONES)]
     TooManyZones(u64),
     /// Every zone conventional.
     #[error("{nr_conv_zones} conventional zones leave no sequential zone out of {nr_zones}")]

@@ -30,6 +30,12 @@ pub struct Geometry {
     pub seq_zone_type: ZoneType,
 }
 
+/// The most zones a device may have. Each zone's state is kept in memory (tens of bytes a zone,
+/// allocated at open), so an absurd count (`--zones 1000000000`) would exhaust memory instead of
+/// being refused; 16 Mi zones is 4 PiB of 256 MiB zones or 64 GiB of 4 KiB ones, where the largest
+/// built-in drive has 111,760.
+pub const MAX_ZONES: u32 = 1 << 24;
+
 impl Geometry {
     /// Build and check a geometry from the device capacity; the zone count is
     /// `ceil(capacity / zone_size)`, so the last zone may be shorter.
@@ -61,7 +67,10 @@ impl Geometry {
         }
         let capacity = capacity - capacity % lbs_sectors;
         let nr_zones = capacity.div_ceil(zone_size);
-        let nr_zones = u32::try_from(nr_zones).map_err(|_| GeometryError::TooManyZones(nr_zones))?;
+        if nr_zones > u64::from(MAX_ZONES) {
+            return Err(GeometryError::TooManyZones(nr_zones));
+        }
+        let nr_zones = nr_zones as u32;
         if !capacity.is_multiple_of(zone_size) && zone_capacity < zone_size {
             return Err(GeometryError::SmallerLastZoneWithCapacity);
         }

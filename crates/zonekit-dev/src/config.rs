@@ -54,20 +54,16 @@ impl GeometrySpec {
     /// Check and turn into a device configuration.
     pub fn into_config(self) -> Result<DeviceConfig, GeometryError> {
         let to_sectors = |b: u64| b / 512;
+        // In bytes: the sector count would round a partial sector away ("0 sectors" for 256 bytes).
         if !self.zone_size.is_multiple_of(512) {
-            return Err(GeometryError::ZoneSizeUnaligned { zone_size: self.zone_size / 512, logical_block_size: 512 });
+            return Err(GeometryError::ZoneSizeNotSectors(self.zone_size));
         }
         let zone_size = to_sectors(self.zone_size);
         if zone_size != 0 && !zone_size.is_power_of_two() {
             return Err(GeometryError::ZoneSizeNotPowerOfTwo(zone_size));
         }
         let zone_capacity = match self.zone_capacity {
-            Some(c) if c % 512 != 0 => {
-                return Err(GeometryError::ZoneCapacityUnaligned {
-                    zone_capacity: c / 512,
-                    logical_block_size: self.block_size,
-                });
-            }
+            Some(c) if c % 512 != 0 => return Err(GeometryError::ZoneCapacityNotSectors(c)),
             Some(c) => to_sectors(c),
             None => zone_size,
         };
@@ -348,6 +344,11 @@ mod tests {
             Err(GeometryError::CapacityLargerThanSize { .. })
         ));
         assert!(GeometrySpec { max_open: 9, ..spec() }.into_config().is_err());
+        // Bytes that are not whole sectors are named in bytes ("0 sectors" was the rounded count).
+        let e = GeometrySpec { zone_size: 256, ..spec() }.into_config().unwrap_err();
+        assert_eq!(e.to_string(), "zone size of 256 bytes is not a whole number of 512-byte sectors");
+        let e = GeometrySpec { zone_capacity: Some(1000), ..spec() }.into_config().unwrap_err();
+        assert_eq!(e.to_string(), "zone capacity of 1000 bytes is not a whole number of 512-byte sectors");
         let zns = GeometrySpec { max_open: 0, max_active: 3, personality: Personality::Zns, ..spec() };
         assert_eq!(zns.into_config().unwrap().limits.max_open, 3, "QEMU: open limit = active limit");
         let mut m = spec().into_config().unwrap().to_meta(DataMode::Files);

@@ -77,7 +77,11 @@ pub fn open_file_zoned(
         return Err(bad(format!("zone capacity {cap} must be a non-zero multiple of 512 bytes")));
     }
     if size_bytes < zone_size {
-        return Err(bad(format!("file/device size {size_bytes} is smaller than zone size {zone_size}")));
+        return Err(bad(format!(
+            "its size, {size_bytes} bytes ({} sectors), is smaller than the zone size, {zone_size} bytes ({} sectors)",
+            size_bytes / SECTOR_SIZE,
+            zone_size / SECTOR_SIZE
+        )));
     }
     let geometry = Geometry::new(size_bytes / SECTOR_SIZE, zone_size / SECTOR_SIZE, cap / SECTOR_SIZE, 0, 512)
         .map_err(|e| bad(e.to_string()))?;

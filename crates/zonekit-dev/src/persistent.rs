@@ -37,11 +37,19 @@ pub const META_FILE: &str = "zonekit.meta";
 /// one must be empty). The device's spec is the path.
 pub fn create_dir(path: &Path, config: &DeviceConfig, data: DataMode) -> Result<EmulatedDevice, DeviceError> {
     let shown = path.display().to_string();
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if !m.is_dir() => return Err(DeviceError::io(shown, io::Error::from_raw_os_error(libc::ENOTDIR))),
+    // A symbolic link to an empty directory is that directory, as it is when the device is opened.
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_dir() => {
+            let e = io::Error::from_raw_os_error(libc::ENOTDIR);
+            return Err(DeviceError::io(format!("{shown}: exists and is not a directory"), e));
+        }
         Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound && std::fs::symlink_metadata(path).is_ok() => {
+            return Err(DeviceError::io(format!("{shown}: a symbolic link to nothing"), e));
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            std::fs::create_dir_all(path).map_err(|e| DeviceError::io(&shown, e))?;
+            std::fs::create_dir_all(path)
+                .map_err(|e| DeviceError::io(format!("{shown}: creating the directory"), e))?;
             // Make the new directory's own entry durable.
             let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             std::fs::File::open(parent).and_then(|d| d.sync_all()).map_err(|e| DeviceError::io(&shown, e))?;
@@ -132,11 +140,17 @@ pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str, writable: bool) -> Result<
     let file = |name: &str| root.join(name).display().to_string();
     let corrupt = |name: &str, why: &dyn std::fmt::Display| DeviceError::Corrupt(format!("{}: {why}", file(name)));
     let io_err = |name: &str, e: io::Error| DeviceError::io(file(name), e);
+    // A file that is not what it should be (a directory, a FIFO, far too large): the directory
+    // is damaged, not unreadable.
+    let read_err = |name: &str, e: io::Error| match e.kind() {
+        io::ErrorKind::InvalidData => corrupt(name, &e),
+        _ => io_err(name, e),
+    };
 
     let names = dir.list().map_err(|e| DeviceError::io(root.display().to_string(), e))?;
     let mut zone_names: Vec<&String> = names.iter().filter(|n| looks_like_zone_file(n)).collect();
     zone_names.sort();
-    let Some(meta) = dir.read_small(META_FILE).map_err(|e| io_err(META_FILE, e))? else {
+    let Some(meta) = dir.read_small(META_FILE).map_err(|e| read_err(META_FILE, e))? else {
         if zone_names.is_empty() {
             return Err(DeviceError::Unsupported(format!(
                 "{}: not a zonekit device directory (no {META_FILE})",
@@ -158,7 +172,7 @@ pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str, writable: bool) -> Result<
     let mut sizes: Vec<Option<u64>> = vec![None; g.nr_zones as usize];
     for name in zone_names {
         let idx = parse_zone_file_name(g, name).map_err(|e| corrupt(name, &e))?;
-        let len = dir.file_len(name).map_err(|e| io_err(name, e))?;
+        let len = dir.file_len(name).map_err(|e| read_err(name, e))?;
         let room = if g.is_conventional(idx) { g.zone_len(idx) } else { g.zone_cap(idx) } * SECTOR_SIZE;
         if len > room {
             let what = if g.is_conventional(idx) { "zone size" } else { "zone capacity" };
@@ -166,7 +180,7 @@ pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str, writable: bool) -> Result<
         }
         sizes[idx as usize] = Some(len);
     }
-    let states = match dir.read_small(STATE_FILE).map_err(|e| io_err(STATE_FILE, e))? {
+    let states = match dir.read_small(STATE_FILE).map_err(|e| read_err(STATE_FILE, e))? {
         Some(data) => ZoneStates::parse(g, &data).map_err(|e| corrupt(STATE_FILE, &e))?,
         None => ZoneStates::default(),
     };
@@ -231,6 +245,15 @@ pub fn open_in(mut dir: Box<dyn ZoneDir>, spec: &str, writable: bool) -> Result<
             }
         };
         table.resume_zone(idx, cond, wp).map_err(|e| corrupt(blame, &e))?;
+    }
+    // A running device never has more open zones than its open limit (explicit opens are refused
+    // at it, implicit ones evict), so a clean close never lists more: such a state was edited, or
+    // written for other limits. (Not so for the active limit: a reset lost to a power failure
+    // brings its zone back, closed, beyond it.)
+    let (open, max_open) = (table.counters().open(), config.limits.max_open);
+    if max_open > 0 && open > max_open {
+        let why = format!("{open} zones are open, more than the open limit ({max_open})");
+        return Err(corrupt(STATE_FILE, &why));
     }
     if let Some(c) = clean {
         table.resume_eviction(&c.eviction).map_err(|e| corrupt(STATE_FILE, &e))?;

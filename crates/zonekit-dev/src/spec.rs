@@ -73,6 +73,18 @@ pub fn open(spec: &str, opts: &OpenOptions) -> Result<Box<dyn ZonedDevice>, Open
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(OpenError::Missing(spec.to_string())),
+        // Paths that cannot name anything: the spec is wrong, nothing failed.
+        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
+            return Err(OpenError::BadOption(format!(
+                "{spec}: no such file or directory (a part of the path is not a directory)"
+            )));
+        }
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(OpenError::BadOption(format!("{spec}: too many levels of symbolic links")));
+        }
+        Err(e) if e.raw_os_error() == Some(libc::ENAMETOOLONG) => {
+            return Err(OpenError::BadOption(format!("{spec}: file name too long")));
+        }
         Err(e) => return Err(DeviceError::io(spec, e).into()),
     };
     if meta.is_dir() {
@@ -84,8 +96,23 @@ pub fn open(spec: &str, opts: &OpenOptions) -> Result<Box<dyn ZonedDevice>, Open
         return Ok(Box::new(crate::persistent::open_dir(path, spec, opts.writable)?));
     }
     let is_blk = meta.file_type().is_block_device();
+    if meta.is_file() {
+        // A zone file or the metadata of a device directory, opened as a plain file, would be
+        // written behind the device's back (and its lock).
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if dir.join(crate::persistent::META_FILE).is_file() {
+            return Err(OpenError::BadOption(format!(
+                "{spec}: a file of the zonekit device {}: name the device directory instead",
+                dir.display()
+            )));
+        }
+    }
     if !is_blk && !meta.is_file() {
-        return Err(OpenError::NotZoned(spec.to_string()));
+        let what = special_file_kind(&meta.file_type());
+        return Err(OpenError::BadOption(match opts.zone_size {
+            Some(_) => format!("{spec}: {what}: zones are emulated on regular files and block devices only"),
+            None => format!("{spec}: {what}, not a zoned block device, a device directory or a regular file"),
+        }));
     }
     if is_blk && opts.zone_size.is_none() {
         if crate::linux::is_zoned(path).map_err(|e| DeviceError::io(spec, e))? {
@@ -104,4 +131,17 @@ pub fn open(spec: &str, opts: &OpenOptions) -> Result<Box<dyn ZonedDevice>, Open
         other => OpenError::Device(other),
     })?;
     Ok(Box::new(dev))
+}
+
+/// What a path that is neither a regular file, a directory nor a block device is.
+fn special_file_kind(t: &std::fs::FileType) -> &'static str {
+    if t.is_char_device() {
+        "a character device"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
 }

@@ -29,33 +29,34 @@ impl CliError {
 
     /// A device error while doing `what`: `<what>: <why> (<ERRNO>)`.
     pub fn device(what: impl fmt::Display, e: &DeviceError) -> CliError {
-        let errno = e.errno();
-        let name = errno.name().unwrap_or("errno");
-        let why = match e {
-            DeviceError::Zone { error, .. } => error.to_string(),
-            DeviceError::Io { context, .. } => {
-                format!("{context}: {}", errno.description().unwrap_or("I/O error"))
-            }
-            other => other.to_string(),
-        };
-        CliError::Failed(format!("{what}: {why} ({name})"))
+        CliError::Failed(format!("{what}: {} ({})", e.message(), e.errno_tag()))
     }
 
     /// A block-device call that failed while doing `what`: `<what>: <why> (<ERRNO>)`.
     pub fn blk(what: impl fmt::Display, e: &BlkError) -> CliError {
-        CliError::Failed(format!("{what}: {} ({})", e.message, e.errno.name().unwrap_or("errno")))
+        let what = what.to_string();
+        // The device names itself in its messages; `what` already starts with its spec (specs
+        // hold no ':').
+        let spec = what.split(':').next().unwrap_or_default();
+        let why = e.message.strip_prefix(spec).and_then(|m| m.strip_prefix(": ")).unwrap_or(&e.message);
+        CliError::Failed(format!("{what}: {why} ({})", errno_tag(e.errno)))
     }
 
-    /// A spec that could not be opened.
+    /// A spec that could not be opened: a bad spec is bad input (exit 2), a device that failed
+    /// to open (an OS error, corrupt metadata) a failure with its errno (exit 1).
     pub fn open(e: OpenError) -> CliError {
         match e {
             OpenError::Device(d) if !matches!(d, DeviceError::Unsupported(_)) => {
-                let errno = d.errno();
-                CliError::Failed(format!("{d} ({})", errno.name().unwrap_or("EIO")))
+                CliError::Failed(format!("{} ({})", d.message(), d.errno_tag()))
             }
             other => CliError::Usage(other.to_string()),
         }
     }
+}
+
+/// The tag that ends a failure's line: the errno's name (`EIO`), or `errno N` outside the table.
+fn errno_tag(errno: zonekit_core::Errno) -> String {
+    errno.name().map_or_else(|| format!("errno {}", errno.0), str::to_string)
 }
 
 impl fmt::Display for CliError {
@@ -72,11 +73,17 @@ impl std::error::Error for CliError {}
 /// Result of a command.
 pub type CliResult<T = ()> = Result<T, CliError>;
 
+/// What a failed output's message starts with (`writing standard output: <why> (<ERRNO>)`).
+pub const WRITING_STDOUT: &str = "writing standard output";
+
 /// Output errors: a closed pipe (`| head`) ends the command quietly; anything else fails it.
 pub fn output(r: std::io::Result<()>) -> CliResult {
     match r {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(CliError::Failed(String::new())),
-        Err(e) => Err(CliError::Failed(format!("writing output: {e}"))),
+        Err(e) => {
+            let e = DeviceError::io(WRITING_STDOUT, e);
+            Err(CliError::Failed(format!("{} ({})", e.message(), e.errno_tag())))
+        }
     }
 }

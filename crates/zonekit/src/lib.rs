@@ -153,6 +153,28 @@ fn dispatch(cli: Cli, out: &mut impl Write) -> CliResult {
     }
 }
 
+/// The one line for a command given without its subcommand (`zonekit zone`): which ones it takes,
+/// and where the help is, instead of the whole help on stderr.
+fn missing_subcommand(args: &[OsString]) -> String {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let mut path = Vec::new();
+    for a in args.iter().skip(1) {
+        let Some(a) = a.to_str() else { break };
+        match cmd.find_subcommand(a) {
+            Some(sub) => {
+                path.push(a.to_string());
+                cmd = sub.clone();
+            }
+            None => break,
+        }
+    }
+    let names: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
+    let help = std::iter::once("zonekit").chain(path.iter().map(String::as_str)).collect::<Vec<_>>().join(" ");
+    let what = if path.is_empty() { String::new() } else { format!("{}: ", path.join(" ")) };
+    format!("{what}a subcommand is required: {} (`{help} --help` describes them)", names.join(", "))
+}
+
 /// Run the command line `args` (program name first), writing to stdout and stderr; returns the
 /// exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
@@ -166,18 +188,26 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
 /// Run the command line `args`, writing its output to `out` and its error line to `err`; returns
 /// the exit code (DESIGN.md §2).
 pub fn run_to(args: impl IntoIterator<Item = OsString>, out: &mut impl Write, err: &mut impl Write) -> i32 {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         Err(e) => {
             use clap::error::ErrorKind;
             let text = e.render().to_string();
             match e.kind() {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-                    let _ = write!(out, "{text}");
-                    return 0;
+                    // Help that cannot be written (`> /dev/full`) is a failure, as any output is.
+                    return match error::output(write!(out, "{text}").and_then(|()| out.flush())) {
+                        Ok(()) => 0,
+                        Err(CliError::Failed(m)) if m.is_empty() => 0,
+                        Err(e) => {
+                            let _ = writeln!(err, "{e}");
+                            e.exit_code()
+                        }
+                    };
                 }
                 ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-                    let _ = write!(err, "{text}");
+                    let _ = writeln!(err, "zonekit: {}", missing_subcommand(&args));
                     return 2;
                 }
                 _ => {}

@@ -79,6 +79,11 @@ pub fn parse_byte(s: &str) -> Result<u8, BadSize> {
     v.map_err(|_| BadSize(format!("invalid byte '{s}' (0-255 or 0x00-0xff)")))
 }
 
+/// `N sectors`, or `1 sector`.
+pub fn sectors_word(n: u64) -> String {
+    if n == 1 { "1 sector".to_string() } else { format!("{n} sectors") }
+}
+
 /// A human size in binary units (`256 MiB`, `13.6 TiB`).
 pub fn human_bytes(b: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];

@@ -118,7 +118,11 @@ fn bad_input_is_one_line_and_exit_2() {
     assert_fails(&zonekit(&["zone", "report", "@nullb-small", "-o", "131072"]), 2, "past the end");
     assert_fails(&zonekit(&["zone", "report", "@nullb-small", "-l", "8", "-c", "1"]), 2, "cannot be used with");
     assert_fails(&zonekit(&["zone", "report", "@nullb-small", "--cond", "bogus"]), 2, "unknown zone condition");
-    assert_fails(&zonekit(&["zone", "reset", "@nullb-small", "-o", "100"]), 2, "not aligned to zone size 8192");
+    assert_fails(
+        &zonekit(&["zone", "reset", "@nullb-small", "-o", "100"]),
+        2,
+        "offset 100 sectors (50 KiB) is not aligned to zone size 8192 sectors (4 MiB)",
+    );
     assert_fails(
         &zonekit(&["zone", "reset", "@nullb-small", "-o", "8192", "-l", "100"]),
         2,
@@ -131,7 +135,11 @@ fn bad_input_is_one_line_and_exit_2() {
     f.as_file().set_len(1 << 20).unwrap();
     let p = f.path().to_str().unwrap();
     assert_fails(&zonekit(&["zone", "report", p]), 2, "not a zoned block device");
-    assert_fails(&zonekit(&["zone", "report", p, "--zone-size", "4M"]), 2, "smaller than zone size");
+    assert_fails(
+        &zonekit(&["zone", "report", p, "--zone-size", "4M"]),
+        2,
+        "are fewer than --zone-size 4M (8192 sectors)",
+    );
     assert_fails(&zonekit(&["zone", "report", p, "--zone-size", "12q"]), 2, "invalid size '12q'");
 }
 
@@ -277,7 +285,7 @@ fn persistent_device_errors() {
     assert_fails(
         &zonekit(&["dev", "create", d, "--zone-size", "4M", "--zones", "8", "--zone-capacity", "8M"]),
         2,
-        "larger than the zone size",
+        "--zone-capacity 8M (16384 sectors) is larger than --zone-size 4M (8192 sectors)",
     );
     assert_fails(&zonekit(&["dev", "create", d, "--zone-size", "3M", "--zones", "8"]), 2, "not a power of two");
     assert_fails(&zonekit(&["dev", "create", d, "--zone-size", "4M"]), 2, "--zones");

@@ -460,17 +460,28 @@ fn plug_error(why: super::plug::FailReason, geometry: &zonekit_core::Geometry, s
 
 /// The error of a split request whose pieces `errors` failed (piece index and error, in
 /// completion order) out of `nr_pieces`: the errno [`split::split_errno`] picks, with that
-/// piece's message.
+/// piece's message; when several failed, the message also gives the first piece's (in the
+/// request's order) if it differs, as that is usually the cause and the others its consequences
+/// (a plug that lost its write pointer, pieces aborted with it).
 fn split_error(errors: Vec<(usize, BlkError)>, nr_pieces: usize) -> Result<(), BlkError> {
     let failed: Vec<(usize, Errno)> = errors.iter().map(|(i, e)| (*i, e.errno)).collect();
     if split::split_errno(&failed, nr_pieces).is_none() {
         return Ok(());
     }
     let count = errors.len();
+    let first = errors.iter().min_by_key(|(i, _)| *i).map(|(_, e)| e.message.clone()).unwrap_or_default();
     let at = errors.iter().position(|(i, _)| i + 1 == nr_pieces).unwrap_or(0);
     let mut e = errors.into_iter().nth(at).expect("a piece failed").1;
     if count > 1 {
-        e.message = format!("{} ({count} of {nr_pieces} commands failed)", e.message);
+        // The same reason at another sector adds nothing.
+        let reason = |m: &str| {
+            m.strip_prefix("sector ").and_then(|r| r.split_once(": ")).map_or(m.to_string(), |(_, why)| why.to_string())
+        };
+        e.message = if reason(&first) == reason(&e.message) {
+            format!("{} ({count} of {nr_pieces} commands failed)", e.message)
+        } else {
+            format!("{} ({count} of {nr_pieces} commands failed, the first: {first})", e.message)
+        };
     }
     Err(e)
 }

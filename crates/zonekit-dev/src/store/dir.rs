@@ -96,6 +96,31 @@ pub trait ZoneDir: Send {
     fn boot_id(&mut self) -> io::Result<String>;
 }
 
+/// The most `read_small` reads: far more than the metadata (about 1 KiB) or `zones.state` of the
+/// largest drive (a line per zone, tens of bytes each) holds.
+pub const SMALL_FILE_MAX: u64 = 64 << 20;
+
+/// A directory entry that should be a regular file and is not (`InvalidData`: the device
+/// directory is damaged). The caller names the file; this says only what is wrong with it.
+fn not_regular(m: &std::fs::Metadata) -> io::Error {
+    use std::os::unix::fs::FileTypeExt;
+    let t = m.file_type();
+    let what = if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else {
+        "a special file"
+    };
+    io::Error::new(io::ErrorKind::InvalidData, format!("{what}, not a regular file"))
+}
+
 /// [`ZoneDir`] over a real directory, keeping at most [`MAX_OPEN_FILES`] files open.
 #[derive(Debug)]
 pub struct FsZoneDir {
@@ -181,11 +206,26 @@ impl ZoneDir for FsZoneDir {
     }
 
     fn read_small(&mut self, name: &str) -> io::Result<Option<Vec<u8>>> {
-        match std::fs::read(self.root.join(name)) {
-            Ok(data) => Ok(Some(data)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e),
+        use std::io::Read;
+        use std::os::unix::fs::OpenOptionsExt;
+        // Non-blocking: a FIFO in the file's place must not hang the open; only a regular file is
+        // read, and no more than a small file can hold (a link to /dev/zero must not eat memory).
+        let f = match OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(self.root.join(name)) {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let m = f.metadata()?;
+        if !m.is_file() {
+            return Err(not_regular(&m));
         }
+        if m.len() > SMALL_FILE_MAX {
+            let why = format!("{} bytes, more than such a file ever holds ({SMALL_FILE_MAX})", m.len());
+            return Err(io::Error::new(io::ErrorKind::InvalidData, why));
+        }
+        let mut data = Vec::with_capacity(m.len() as usize);
+        f.take(SMALL_FILE_MAX).read_to_end(&mut data)?;
+        Ok(Some(data))
     }
 
     fn replace(&mut self, name: &str, data: &[u8]) -> io::Result<()> {
@@ -202,7 +242,7 @@ impl ZoneDir for FsZoneDir {
         let path = self.root.join(name);
         let m = std::fs::symlink_metadata(&path)?;
         if !m.is_file() {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, format!("{}: not a regular file", path.display())));
+            return Err(not_regular(&m));
         }
         Ok(m.len())
     }

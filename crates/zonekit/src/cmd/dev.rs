@@ -1,6 +1,6 @@
 //! `zonekit dev create|info`: make a persistent emulated device, describe any device.
 
-use super::{DevArg, size_arg};
+use super::{DevArg, Size, check_zone_sizes, size_text_arg};
 use crate::error::{CliError, CliResult, output};
 use crate::report::{DeviceJson, for_each_zone};
 use crate::units::human_bytes;
@@ -24,25 +24,25 @@ pub struct CreateArgs {
     #[arg(long, value_name = "NAME", conflicts_with_all = ["zone_size", "zones", "conv_zones", "zone_capacity", "max_open", "max_active", "block_size", "personality"])]
     pub profile: Option<String>,
     /// Zone size (bytes, K/M/G suffixes; a power of two).
-    #[arg(long, value_name = "SIZE", value_parser = size_arg, requires = "zones")]
-    pub zone_size: Option<u64>,
+    #[arg(long, value_name = "SIZE", value_parser = size_text_arg, requires = "zones", allow_hyphen_values = true)]
+    pub zone_size: Option<Size>,
     /// Number of zones.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub zones: Option<u32>,
     /// Conventional zones at the start of the device.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_hyphen_values = true)]
     pub conv_zones: u32,
     /// Writable part of each sequential zone (default: the zone size).
-    #[arg(long, value_name = "SIZE", value_parser = size_arg)]
-    pub zone_capacity: Option<u64>,
+    #[arg(long, value_name = "SIZE", value_parser = size_text_arg, allow_hyphen_values = true)]
+    pub zone_capacity: Option<Size>,
     /// Maximum open zones (0: no limit).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_hyphen_values = true)]
     pub max_open: u32,
     /// Maximum active (open or closed) zones (0: no limit).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_hyphen_values = true)]
     pub max_active: u32,
     /// Logical block size.
-    #[arg(long, value_name = "BYTES", default_value_t = 512, value_parser = block_size_arg)]
+    #[arg(long, value_name = "BYTES", default_value_t = 512, value_parser = block_size_arg, allow_hyphen_values = true)]
     pub block_size: u32,
     /// Transport rules and errnos: nullblk (Linux null_blk), zbc (SCSI SMR disk) or zns (NVMe).
     #[arg(long, value_name = "NAME", default_value = "nullblk")]
@@ -52,7 +52,7 @@ pub struct CreateArgs {
     pub data: DataArg,
     /// The block layer's largest request in KiB (`/sys/block/X/queue/max_sectors_kb`): reads and
     /// writes are split at it [default: the profile's, else 1280, Linux's default cap].
-    #[arg(long, value_name = "KIB")]
+    #[arg(long, value_name = "KIB", allow_hyphen_values = true)]
     pub max_sectors_kb: Option<u32>,
     /// Issue every zone write from one worker, one at a time (`/sys/block/X/queue/zoned_qd1_writes`)
     /// [default: 1 for a spinning disk, else 0, as Linux does].
@@ -118,11 +118,15 @@ pub fn create(args: &CreateArgs, w: &mut impl Write) -> CliResult {
             .ok_or_else(|| CliError::Usage(format!("unknown profile '{name}' (`zonekit profiles` lists them)")))?
             .config(),
         None => {
+            let bad = |why: String| CliError::Usage(format!("{}: {why}", args.path.display()));
+            let zone_size = args.zone_size.clone().unwrap_or(Size { bytes: 0, text: "0".into() });
+            // Checked here, in bytes, to quote the options as given; the geometry checks the rest.
+            check_zone_sizes(&zone_size, args.zone_capacity.as_ref(), args.block_size, true).map_err(bad)?;
             let spec = GeometrySpec {
-                zone_size: args.zone_size.unwrap_or(0),
+                zone_size: zone_size.bytes,
                 nr_zones: args.zones.unwrap_or(0),
                 nr_conv_zones: args.conv_zones,
-                zone_capacity: args.zone_capacity,
+                zone_capacity: args.zone_capacity.as_ref().map(|c| c.bytes),
                 max_open: args.max_open,
                 max_active: args.max_active,
                 block_size: args.block_size,

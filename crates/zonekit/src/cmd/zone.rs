@@ -4,7 +4,7 @@
 use super::{DevArg, sectors_arg};
 use crate::error::{CliError, CliResult, output};
 use crate::report::{self, Format, Selection};
-use crate::units::{human_bytes, parse_byte};
+use crate::units::{human_bytes, parse_byte, sectors_word};
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -15,14 +15,14 @@ use zonekit_core::{Errno, Geometry, SECTOR_SIZE, Zone, ZoneCond, ZoneOp};
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct RangeArgs {
     /// Start sector of the range (512-byte sectors; a value with a size suffix is bytes: -o 1M).
-    #[arg(short, long, value_name = "SECTOR", value_parser = sectors_arg)]
+    #[arg(short, long, value_name = "SECTOR", value_parser = sectors_arg, allow_hyphen_values = true)]
     pub offset: Option<u64>,
     /// Length of the range (512-byte sectors; a size suffix means bytes: -l 256M. blkzone would
     /// read 256M as 256 Mi sectors).
-    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, conflicts_with = "count")]
+    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, conflicts_with = "count", allow_hyphen_values = true)]
     pub length: Option<u64>,
     /// Number of zones.
-    #[arg(short, long, value_name = "NUMBER")]
+    #[arg(short, long, value_name = "NUMBER", allow_hyphen_values = true)]
     pub count: Option<u64>,
 }
 
@@ -119,14 +119,14 @@ pub struct WriteArgs {
     #[command(flatten)]
     pub dev: DevArg,
     /// Sector to write at (the write pointer, in a sequential zone).
-    #[arg(short, long, value_name = "SECTOR", value_parser = sectors_arg)]
+    #[arg(short, long, value_name = "SECTOR", value_parser = sectors_arg, allow_hyphen_values = true)]
     pub offset: u64,
     /// Length (sectors, or bytes with a size suffix); with --input, the input's length when left
     /// out, and refused when it differs from it.
-    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, required_unless_present = "input")]
+    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, required_unless_present = "input", allow_hyphen_values = true)]
     pub length: Option<u64>,
     /// Byte to fill the data with (decimal or 0x hex).
-    #[arg(long, value_name = "BYTE", value_parser = |s: &str| parse_byte(s).map_err(|e| e.0), default_value = "0xa5", conflicts_with = "input")]
+    #[arg(long, value_name = "BYTE", value_parser = |s: &str| parse_byte(s).map_err(|e| e.0), default_value = "0xa5", conflicts_with = "input", allow_hyphen_values = true)]
     pub pattern: u8,
     /// Write the data of this file (`-` for standard input) instead of a pattern; its length must
     /// be whole 512-byte sectors.
@@ -150,14 +150,14 @@ pub struct AppendArgs {
     #[command(flatten)]
     pub dev: DevArg,
     /// Start sector of the zone to append to.
-    #[arg(short, long, value_name = "ZONE", value_parser = sectors_arg)]
+    #[arg(short, long, value_name = "ZONE", value_parser = sectors_arg, allow_hyphen_values = true)]
     pub offset: u64,
     /// Length (sectors, or bytes with a size suffix); with --input, the input's length when left
     /// out, and refused when it differs from it. At most the device's zone_append_max_bytes.
-    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, required_unless_present = "input")]
+    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, required_unless_present = "input", allow_hyphen_values = true)]
     pub length: Option<u64>,
     /// Byte to fill the data with (decimal or 0x hex).
-    #[arg(long, value_name = "BYTE", value_parser = |s: &str| parse_byte(s).map_err(|e| e.0), default_value = "0xa5", conflicts_with = "input")]
+    #[arg(long, value_name = "BYTE", value_parser = |s: &str| parse_byte(s).map_err(|e| e.0), default_value = "0xa5", conflicts_with = "input", allow_hyphen_values = true)]
     pub pattern: u8,
     /// Append the data of this file (`-` for standard input) instead of a pattern.
     #[arg(short, long, value_name = "FILE|-")]
@@ -180,14 +180,23 @@ pub struct ReadArgs {
     #[command(flatten)]
     pub dev: DevArg,
     /// Sector to read from.
-    #[arg(short, long, value_name = "SECTOR", value_parser = sectors_arg)]
+    #[arg(short, long, value_name = "SECTOR", value_parser = sectors_arg, allow_hyphen_values = true)]
     pub offset: u64,
     /// Length (sectors, or bytes with a size suffix).
-    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg)]
+    #[arg(short, long, value_name = "SECTORS", value_parser = sectors_arg, allow_hyphen_values = true)]
     pub length: u64,
     /// Write the data to this file (created or truncated) instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// A sector count as range messages give it, in sectors and in bytes (`200 sectors (100 KiB)`):
+/// plain numbers are sectors here, suffixed ones bytes, so a message names both.
+fn sectors(n: u64) -> String {
+    match n.checked_mul(SECTOR_SIZE) {
+        Some(b) => format!("{} ({})", sectors_word(n), human_bytes(b)),
+        None => sectors_word(n),
+    }
 }
 
 /// The zones a report covers: from the zone holding `-o`, `-c` zones or `ceil(-l / zone size)`
@@ -195,7 +204,11 @@ pub struct ReadArgs {
 pub fn report_selection(spec: &str, g: &Geometry, r: &RangeArgs, conds: Vec<ZoneCond>) -> CliResult<Selection> {
     let offset = r.offset.unwrap_or(0);
     let first = g.zone_index(offset).ok_or_else(|| {
-        CliError::Usage(format!("{spec}: offset {offset} is past the end of the device ({} sectors)", g.capacity))
+        CliError::Usage(format!(
+            "{spec}: offset {} is past the end of the device, which has {}",
+            sectors(offset),
+            sectors(g.capacity)
+        ))
     })?;
     let count = match (r.count, r.length) {
         (Some(0), _) => return Err(CliError::Usage("--count must be at least 1".into())),
@@ -215,12 +228,17 @@ pub fn mgmt_range(spec: &str, g: &Geometry, r: &RangeArgs) -> CliResult<(u64, u6
     let offset = r.offset.unwrap_or(0);
     if offset >= g.capacity {
         return Err(CliError::Usage(format!(
-            "{spec}: offset {offset} is past the end of the device ({} sectors)",
-            g.capacity
+            "{spec}: offset {} is past the end of the device, which has {}",
+            sectors(offset),
+            sectors(g.capacity)
         )));
     }
     if !offset.is_multiple_of(g.zone_size) {
-        return Err(CliError::Usage(format!("{spec}: offset {offset} is not aligned to zone size {}", g.zone_size)));
+        return Err(CliError::Usage(format!(
+            "{spec}: offset {} is not aligned to zone size {}",
+            sectors(offset),
+            sectors(g.zone_size)
+        )));
     }
     let end = match (r.count, r.length) {
         (Some(0), _) => return Err(CliError::Usage("--count must be at least 1".into())),
@@ -230,8 +248,9 @@ pub fn mgmt_range(spec: &str, g: &Geometry, r: &RangeArgs) -> CliResult<(u64, u6
             let end = offset.saturating_add(l).min(g.capacity);
             if !(end - offset).is_multiple_of(g.zone_size) && end != g.capacity {
                 return Err(CliError::Usage(format!(
-                    "{spec}: number of sectors {l} is not aligned to zone size {}",
-                    g.zone_size
+                    "{spec}: length {} is not aligned to zone size {}",
+                    sectors(l),
+                    sectors(g.zone_size)
                 )));
             }
             end
@@ -604,7 +623,8 @@ pub fn append(args: &AppendArgs, w: &mut impl Write) -> CliResult {
     if !args.offset.is_multiple_of(g.zone_size) {
         return Err(CliError::Usage(format!(
             "{spec}: offset {} is not the start of a zone (zone size {})",
-            args.offset, g.zone_size
+            sectors(args.offset),
+            sectors(g.zone_size)
         )));
     }
     let limit = dev.limits().zone_append_max_bytes;
@@ -621,14 +641,16 @@ pub fn append(args: &AppendArgs, w: &mut impl Write) -> CliResult {
     };
     // Refused before any data is read or allocated: the kernel's blk_check_zone_append does it
     // on the bio's size.
-    let too_long = |bytes: u64| {
+    let too_long = |sectors: u64| {
+        // A length past u64 bytes is named in sectors, as given (not as a saturated byte count).
+        let size = sectors.checked_mul(SECTOR_SIZE).map_or_else(|| sectors_word(sectors), |b| format!("{b} bytes"));
         BlkError::new(
             Errno::EIO,
-            format!("{bytes} bytes: larger than the zone append limit ({} bytes)", limit.min(zone_bytes)),
+            format!("{size}: larger than the zone append limit ({} bytes)", limit.min(zone_bytes)),
         )
     };
     if let Some(l) = args.length.filter(|&l| l.saturating_mul(SECTOR_SIZE) > limit.min(zone_bytes)) {
-        let e = too_long(l.saturating_mul(SECTOR_SIZE));
+        let e = too_long(l);
         let err = CliError::blk(&what, &e);
         res.sectors = l;
         res.fail(&e, &err);
@@ -684,9 +706,12 @@ pub fn read(args: &ReadArgs, w: &mut impl Write) -> CliResult {
             })?;
             let mut out = std::io::BufWriter::with_capacity(CHUNK, f);
             read_to(&dev, spec, args.offset, start, total, &mut out).map_err(|e| match e {
-                CliError::Failed(m) if m.starts_with("writing output") => {
-                    CliError::Failed(format!("--output {}: {m}", path.display()))
-                }
+                // `output` speaks of standard output; here the writer is the file.
+                CliError::Failed(m) if m.starts_with(crate::error::WRITING_STDOUT) => CliError::Failed(format!(
+                    "--output {}: writing{}",
+                    path.display(),
+                    &m[crate::error::WRITING_STDOUT.len()..]
+                )),
                 other => other,
             })
         }
