@@ -175,7 +175,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
 }
 
 /// Run the command line `args`, writing its output to `out` and its error line to `err`; returns
-/// the exit code (DESIGN.md §2).
+/// the exit code (docs/architecture.md, "Errors and exit codes").
 pub fn run_to(args: impl IntoIterator<Item = OsString>, out: &mut impl Write, err: &mut impl Write) -> i32 {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,

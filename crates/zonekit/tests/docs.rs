@@ -1,0 +1,73 @@
+//! The documentation stands alone: a clone of the repository has every file that the README, the
+//! docs, the examples and the scripts point to. Links of the Markdown pages must resolve, and
+//! nothing may send a reader to files kept beside the repository (`../shared/…`, the design notes
+//! and references a clone does not have).
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// The files a user reads: README.md, docs/, examples/, bench/ and scripts/ (recursively).
+fn user_files() -> Vec<PathBuf> {
+    let root = root();
+    let mut out = vec![root.join("README.md")];
+    let mut stack: Vec<PathBuf> = ["docs", "examples", "bench", "scripts"].iter().map(|d| root.join(d)).collect();
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if std::fs::read_to_string(&p).is_ok() {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn no_pointer_leaves_the_repository() {
+    let root = root();
+    let mut bad = Vec::new();
+    for path in user_files() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            for needle in ["../shared", "shared/calibration", "DESIGN.md", "reference/", "notes/personalities"] {
+                if line.contains(needle) {
+                    bad.push(format!("{}:{}: {needle}: {line}", path.strip_prefix(&root).unwrap().display(), i + 1));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "pointers to files a clone does not have:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn markdown_links_resolve() {
+    let root = root();
+    let mut bad = Vec::new();
+    for path in user_files().into_iter().filter(|p| p.extension().is_some_and(|e| e == "md")) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let dir = path.parent().unwrap();
+        // `](target)` of inline links; web addresses and in-page anchors are not checked.
+        for (i, line) in text.lines().enumerate() {
+            let mut rest = line;
+            while let Some(at) = rest.find("](") {
+                rest = &rest[at + 2..];
+                let Some(end) = rest.find(')') else { break };
+                let target = rest[..end].split('#').next().unwrap_or("");
+                rest = &rest[end..];
+                if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+                    continue;
+                }
+                if !dir.join(target).exists() {
+                    bad.push(format!("{}:{}: {target}", path.strip_prefix(&root).unwrap().display(), i + 1));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "links to missing files:\n{}", bad.join("\n"));
+}
