@@ -131,6 +131,8 @@ fn man_pages_render_for_every_command() {
         assert!(words.contains(&format!("NAME {title} - ")), "{page}: {out}");
     }
 
+    let root = man_text(&mandir.join("zonekit.1")).split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(root.contains("EXIT STATUS") && root.contains("-l 1M is 1 MiB"), "{root}");
     let report = man_text(&mandir.join("zonekit-zone-report.1")).split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(report.contains("zonekit zone report") && report.contains("--count-only"), "{report}");
     // bench parses fio's command line itself; its page carries that usage, line for line.

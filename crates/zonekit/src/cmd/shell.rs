@@ -52,8 +52,10 @@ fn collect_pages(cmd: &clap::Command, pages: &mut Vec<(String, Vec<u8>)>) -> std
     let man = clap_mangen::Man::new(cmd.clone());
     let mut text = Vec::new();
     man.render(&mut text)?;
-    if cmd.get_name() == "bench" {
-        bench_options(&mut text);
+    match cmd.get_name() {
+        "zonekit" => add_sections(&mut text, ROOT_SECTIONS),
+        "bench" => add_sections(&mut text, &bench_options()),
+        _ => {}
     }
     pages.push((man.get_filename(), text));
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
@@ -62,19 +64,52 @@ fn collect_pages(cmd: &clap::Command, pages: &mut Vec<(String, Vec<u8>)>) -> std
     Ok(())
 }
 
+/// What `zonekit.1` says beyond the commands: units and exit codes (docs/architecture.md).
+const ROOT_SECTIONS: &str = r#".SH UNITS
+Offsets and lengths of the zone commands are 512\-byte sectors when written as plain numbers, as
+with blkzone; a value with a size suffix is bytes (\fB\-l 1M\fR is 1 MiB, where blkzone reads
+1 Mi sectors). Other sizes (\fB\-\-zone\-size\fR, \fBdev create\fR, \fBbench\fR) follow fio: bytes,
+with the suffixes K, M, G, T in base 2.
+.SH "EXIT STATUS"
+.TP
+.B 0
+Success.
+.TP
+.B 1
+The operation ran and failed (a device or I/O error, a zone rule broken, corrupt device
+metadata); one line on standard error, \fBzonekit: \fIwhat\fB: \fIwhy\fB (\fIERRNO\fB)\fR, with the
+errno the kernel returns for that device. \fBzonekit bench\fR exits 1 when a job failed, as fio.
+.TP
+.B 2
+Bad input: command line, option value, job file, device spec, a zone range not on whole zones or
+past the end; one line on standard error.
+"#;
+
+/// Add roff `sections` to a page, before its VERSION section (the last but the authors').
+fn add_sections(page: &mut Vec<u8>, sections: &str) {
+    const VERSION: &[u8] = b".SH VERSION\n";
+    match page.windows(VERSION.len()).position(|w| w == VERSION) {
+        Some(at) => {
+            page.splice(at..at, sections.bytes());
+        }
+        None => page.extend_from_slice(sections.as_bytes()),
+    }
+}
+
 /// `zonekit bench` parses fio's command line itself, so clap knows none of its options: its page
 /// gets the text of `zonekit bench --help`, unfilled.
-fn bench_options(page: &mut Vec<u8>) {
-    page.extend_from_slice(b".SH \"FIO OPTIONS\"\nAs \\fBzonekit bench \\-\\-help\\fR prints them:\n.PP\n.nf\n");
+fn bench_options() -> String {
+    let mut out = String::from(".SH \"FIO OPTIONS\"\nAs \\fBzonekit bench \\-\\-help\\fR prints them:\n.PP\n.nf\n");
     for line in zonekit_bench::cmdline::usage().lines() {
-        let mut l = line.replace('\\', "\\e").replace('-', "\\-");
+        let l = line.replace('\\', "\\e").replace('-', "\\-");
         if l.starts_with('.') || l.starts_with('\'') {
-            l.insert_str(0, "\\&");
+            out.push_str("\\&");
         }
-        page.extend_from_slice(l.as_bytes());
-        page.push(b'\n');
+        out.push_str(&l);
+        out.push('\n');
     }
-    page.extend_from_slice(b".fi\n");
+    out.push_str(".fi\n");
+    out
 }
 
 /// Write every manual page into `args.dir`, printing the path of each.
