@@ -71,3 +71,19 @@ fn markdown_links_resolve() {
     }
     assert!(bad.is_empty(), "links to missing files:\n{}", bad.join("\n"));
 }
+
+/// docs/blkzone.md sets every zone command beside blkzone's and zbd's: a new `zonekit zone`
+/// subcommand must be added there.
+#[test]
+fn blkzone_page_lists_every_zone_command() {
+    use clap::CommandFactory;
+    let page = std::fs::read_to_string(root().join("docs/blkzone.md")).unwrap();
+    let cli = zonekit_cli::Cli::command();
+    let zone = cli.find_subcommand("zone").expect("zonekit zone");
+    let missing: Vec<&str> = zone
+        .get_subcommands()
+        .map(|c| c.get_name())
+        .filter(|name| !page.contains(&format!("`zonekit zone {name}")))
+        .collect();
+    assert!(missing.is_empty(), "docs/blkzone.md does not mention zonekit zone {missing:?}");
+}
