@@ -12,12 +12,13 @@ use std::ffi::OsString;
 use std::io::Write;
 use zonekit_core::ZoneOp;
 
-/// The Linux zoned-storage stack in userspace: zoned devices, zone tools and a fio-compatible
-/// benchmark.
+/// The Linux zoned-storage stack in userspace: zoned devices, zone tools, zonefs and a
+/// fio-compatible benchmark.
 ///
 /// Emulated zoned devices (host-managed SMR disks, NVMe ZNS SSDs, null_blk) with the kernel's zone
 /// state machine, Linux zoned block devices and regular files with emulated zones; zone tools in
-/// blkzone's and zbc_report_zones' formats; a fio-compatible benchmark with fio's zone mode. A
+/// blkzone's and zbc_report_zones' formats; zonefs volumes (mkfs, and fs to read them); a
+/// fio-compatible benchmark with fio's zone mode. A
 /// device is named by a spec: @PROFILE (`zonekit profiles`), a directory made by `zonekit dev
 /// create`, /dev/sdX or /dev/nvmeXnY, or a regular file with --zone-size.
 #[derive(Debug, Parser)]
