@@ -86,4 +86,13 @@ fn blkzone_page_lists_every_zone_command() {
         .filter(|name| !page.contains(&format!("`zonekit zone {name}")))
         .collect();
     assert!(missing.is_empty(), "docs/blkzone.md does not mention zonekit zone {missing:?}");
+    // And the reverse: every `zonekit zone NAME` the page names exists.
+    let named: Vec<&str> = page
+        .split("`zonekit zone ")
+        .skip(1)
+        .map(|rest| &rest[..rest.find(|c: char| !c.is_ascii_lowercase()).unwrap_or(rest.len())])
+        .filter(|n| !n.is_empty())
+        .collect();
+    let unknown: Vec<&&str> = named.iter().filter(|n| zone.find_subcommand(n).is_none()).collect();
+    assert!(unknown.is_empty(), "docs/blkzone.md names commands zonekit does not have: {unknown:?}");
 }
