@@ -1,7 +1,8 @@
 //! Shell completions and manual pages, as a user installs them: `zonekit completions bash` sourced
 //! by bash completes subcommands and options, and every page `zonekit man --dir DIR` writes renders
-//! with `man -l` without a warning. These tests need `bash` and `man` (package man-db, which
-//! `.ci/run` installs); a missing tool fails them rather than skipping.
+//! with `man -l` without a warning. They need `bash`, and `man` (package man-db, which `.ci/run`
+//! installs) for the page test, which is among the `needs_tools::` tests that `scripts/test.sh`
+//! runs; a missing tool fails them rather than skipping.
 
 use clap::CommandFactory;
 use std::path::Path;
@@ -93,7 +94,17 @@ fn expected_pages(cmd: &clap::Command, name: &str, out: &mut Vec<String>) {
     }
 }
 
-#[test]
+/// The tests that need a tool besides Rust and bash: ignored by a plain `cargo test`, run by
+/// `scripts/test.sh` (`cargo test -- --ignored needs_tools::`), and failing there when the tool
+/// is missing.
+mod needs_tools {
+    #[test]
+    #[ignore = "needs man (man-db): scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn man_pages_render_for_every_command() {
+        super::man_pages_render_for_every_command();
+    }
+}
+
 fn man_pages_render_for_every_command() {
     let dir = tempfile::tempdir().unwrap();
     let mandir = dir.path().join("man1");
