@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Calibration of the drive models: sequential writes and reads at QD1 and QD8 (256 KiB and 1 MiB)
 # and 4 KiB random reads at QD1…32 on each profile with a timing model, in simulated time, each
-# printed beside the published figure (../shared/calibration/README.md) or the figure the drive's
-# mechanics give (docs/models.md shows the arithmetic). Each run is 10 simulated seconds after a
-# 5-second ramp (steady state: the drive's write cache is full, as in a long run).
+# printed beside the published figure (a datasheet or Linux commit 1365b6904f; docs/models.md gives
+# each source) or the figure the drive's mechanics give (docs/models.md shows the arithmetic). Each
+# run is 10 simulated seconds after a 5-second ramp (steady state: the drive's write cache is full,
+# as in a long run).
 #
 # - Sequential writes: a fresh @PROFILE, zonemode=zbd, from the first sequential zone (the outer
 #   diameter of a disk).

@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-csv=${CSV:-../shared/calibration/zoned-qd1-writes.csv}
+csv=${CSV:-bench/zoned-qd1-writes.csv}
 runtime=${RUNTIME:-30}
 ramp=${RAMP:-5}
 tables=${TABLES:-seq_write random_zones_16jobs_qd32}

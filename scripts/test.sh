@@ -1,19 +1,18 @@
 #!/usr/bin/env bash
 # Run every zonekit test: the workspace's unit, property, text-driven and end-to-end tests, the
-# comparisons with real fio 3.33 and the python3 scripts (both needed: without them those tests
-# fail), then the Linux backend's tests and the block layer's differential against real kernels
-# (Debian 12's 6.1 and 6.12 from bookworm-backports, under QEMU, one boot each; see
-# scripts/vm/README.md). The VM
-# lanes need qemu-system-x86, busybox-static and cpio (installed with apt-get when run as root);
-# ZONEKIT_SKIP_VM=1 skips them.
+# comparisons with real fio 3.33, the python3 scripts and the manual pages rendered by man (all
+# needed: without them those tests fail), then the Linux backend's tests and the block layer's
+# differential against real kernels (Debian 12's 6.1 and 6.12 from bookworm-backports, under QEMU,
+# one boot each; see scripts/vm/README.md). The VM lanes need qemu-system-x86, busybox-static and
+# cpio (installed with apt-get when run as root); ZONEKIT_SKIP_VM=1 skips them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== cargo test (workspace)"
 cargo test --workspace --locked
-# The comparisons with real tools (fio, python3) are #[ignore]d for a plain `cargo test` and run
+# The tests with real tools (fio, python3, man) are #[ignore]d for a plain `cargo test` and run
 # here, where a missing tool fails them instead of letting them pass unseen.
-echo "== cargo test: the comparisons with fio and python3 (needs_tools::)"
+echo "== cargo test: the tests with fio, python3 and man (needs_tools::)"
 cargo test --workspace --locked -- --ignored needs_tools::
 
 if [[ "${ZONEKIT_SKIP_VM:-0}" == 1 ]]; then

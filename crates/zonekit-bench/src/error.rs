@@ -1,6 +1,6 @@
 //! The errors of `zonekit bench`: one enum, one line each. `Display` gives `<what>: <why>`; the
-//! command prefixes `zonekit: ` and exits with [`BenchError::exit_code`] (DESIGN.md §2: 2 for bad
-//! input, 1 for an operation that ran and failed).
+//! command prefixes `zonekit: ` and exits with [`BenchError::exit_code`] (docs/architecture.md: 2
+//! for bad input, 1 for an operation that ran and failed).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -133,8 +133,9 @@ pub enum BenchError {
 }
 
 impl BenchError {
-    /// Process exit code (DESIGN.md §2): 1 for [`BenchError::Failed`] and for what fio refuses
-    /// with its own exit code ([`BenchError::Refused`]), 2 for bad input.
+    /// Process exit code (docs/architecture.md, "Errors and exit codes"): 1 for
+    /// [`BenchError::Failed`] and for what fio refuses with its own exit code
+    /// ([`BenchError::Refused`]), 2 for bad input.
     pub fn exit_code(&self) -> i32 {
         match self {
             BenchError::Failed(_) | BenchError::Refused(_) => 1,

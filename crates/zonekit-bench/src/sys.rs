@@ -1,8 +1,8 @@
-//! The benchmark's OS boundary, the one module where `unsafe` is allowed (DESIGN.md §4), each
-//! block with its `SAFETY` note: signal handlers that set a flag, the calling thread's id and
-//! resource usage (`getrusage(RUSAGE_THREAD)`, as fio's `fio_getrusage` measures each job
-//! thread), local time as C's `ctime` prints it (fio prints report times with `ctime_r`), and
-//! memory hints for large tables.
+//! The benchmark's OS boundary, the one module where `unsafe` is allowed (docs/architecture.md),
+//! each block with its `SAFETY` note: signal handlers that set a flag, the calling thread's id and
+//! resource usage (`getrusage(RUSAGE_THREAD)`, as fio's `fio_getrusage` measures each job thread),
+//! local time as C's `ctime` prints it (fio prints report times with `ctime_r`), and memory hints
+//! for large tables.
 #![allow(unsafe_code)]
 
 use std::io;

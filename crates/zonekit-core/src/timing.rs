@@ -1,12 +1,12 @@
 //! Timing models: when a device completes the commands it is given.
 //!
-//! A model is pure (DESIGN.md §1): it never reads a clock. It is told that a command arrives at a
-//! time `t` (nanoseconds of whatever clock drives it: simulated, or real for pacing) and says when
-//! commands complete. It keeps the state that timing depends on (the head's position and angle of
-//! a disk, the busy-until times of a flash die, its own command queue and write cache), not the
-//! zones' state: the device applies each command to its zones when it is submitted and tells the
-//! model what the model needs to know (for instance how many sectors of a read lie below the write
-//! pointers and need the media).
+//! A model is pure (docs/architecture.md): it never reads a clock. It is told that a command
+//! arrives at a time `t` (nanoseconds of whatever clock drives it: simulated, or real for pacing)
+//! and says when commands complete. It keeps the state that timing depends on (the head's position
+//! and angle of a disk, the busy-until times of a flash die, its own command queue and write
+//! cache), not the zones' state: the device applies each command to its zones when it is submitted
+//! and tells the model what the model needs to know (for instance how many sectors of a read lie
+//! below the write pointers and need the media).
 //!
 //! Models are driven as discrete-event processes, so that a drive can reorder its queue (NCQ,
 //! shortest access time first) with the commands it really has:

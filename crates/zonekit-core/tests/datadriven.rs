@@ -21,8 +21,9 @@
 //! conditions, `report` adds a `scan:` line (null_blk's read-only injection quirk).
 //!
 //! `ZONEKIT_REWRITE=1 cargo test -p zonekit-core --test datadriven` rewrites the expected outputs;
-//! every rewritten expectation must then be checked by hand against the references
-//! (`notes/personalities.md`, `reference/emulators-models.md` §1).
+//! every rewritten expectation must then be checked by hand against the sources each file's
+//! header names (null_blk's `zoned.c`, scsi_debug, QEMU's `hw/nvme`, the block layer) and the
+//! rules of `docs/devices.md`.
 
 use std::convert::Infallible;
 use std::fmt::Write as _;

@@ -1,12 +1,12 @@
 //! Property tests: the zone state machine against an independent reference model.
 //!
-//! The model below is written from the references, not from `state.rs`: null_blk from
-//! `reference/emulators-models.md` §1 (and zoned.c itself: `null_zone_write`, `null_open_zone`,
-//! `null_close_zone`, `null_finish_zone`, `null_reset_zone`, `null_check_zone_resources`,
-//! `null_close_imp_open_zone`, `null_set_zone_cond`), ZBC from `notes/personalities.md` §1
-//! (scsi_debug `check_zbc_access_params`, `zbc_open_zone`, `resp_*_zone`) and ZNS from §2 (QEMU
-//! `nvme_check_zone_write`, `nvme_zrm_open_flags`, `nvme_zrm_*`), plus the block layer's checks
-//! (§0.4, §0.5) and DESIGN.md's rule that a management range stops at its first error.
+//! The model below is written from the drivers, not from `state.rs`: null_blk from its `zoned.c`
+//! (`null_zone_write`, `null_open_zone`, `null_close_zone`, `null_finish_zone`, `null_reset_zone`,
+//! `null_check_zone_resources`, `null_close_imp_open_zone`, `null_set_zone_cond`), ZBC from
+//! scsi_debug (`check_zbc_access_params`, `zbc_open_zone`, `resp_*_zone`) and ZNS from QEMU's
+//! `hw/nvme` (`nvme_check_zone_write`, `nvme_zrm_open_flags`, `nvme_zrm_*`), plus the block layer's
+//! checks (`blk_check_zone_append`, RESET ALL) and the device rule of `docs/architecture.md` that a
+//! management range stops at its first error.
 //!
 //! It is deliberately plain: a `Vec` of (condition, write pointer), counters computed by scanning,
 //! victims found by scanning, one `match` per personality. Random operation sequences on small

@@ -1,5 +1,5 @@
 //! What the user sees when something goes wrong: one line, `zonekit: <what>: <why>`, and the exit
-//! code of DESIGN.md §2 (2 for bad input, 1 for an operation that ran and failed).
+//! code of docs/architecture.md (2 for bad input, 1 for an operation that ran and failed).
 
 use std::fmt;
 use zonekit_blk::BlkError;

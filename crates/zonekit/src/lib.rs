@@ -12,11 +12,17 @@ use std::ffi::OsString;
 use std::io::Write;
 use zonekit_core::ZoneOp;
 
-/// zonekit: the Linux zoned-storage stack in userspace. Emulated zoned devices (SMR disks, ZNS
-/// SSDs, null_blk) with the kernel's zone state machine, and zone tools in blkzone's and
-/// zbc_report_zones' formats.
+/// The Linux zoned-storage stack in userspace: zoned devices, zone tools, zonefs and a
+/// fio-compatible benchmark.
+///
+/// Emulated zoned devices (host-managed SMR disks, NVMe ZNS SSDs, null_blk) with the kernel's zone
+/// state machine, Linux zoned block devices and regular files with emulated zones; zone tools in
+/// blkzone's and zbc_report_zones' formats; zonefs volumes (mkfs, and fs to read them); a
+/// fio-compatible benchmark with fio's zone mode. A
+/// device is named by a spec: @PROFILE (`zonekit profiles`), a directory made by `zonekit dev
+/// create`, /dev/sdX or /dev/nvmeXnY, or a regular file with --zone-size.
 #[derive(Debug, Parser)]
-#[command(name = "zonekit", version, about, long_about = None, disable_help_subcommand = true)]
+#[command(name = "zonekit", version, disable_help_subcommand = true)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -49,6 +55,10 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
         args: Vec<String>,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
+    Completions(cmd::shell::CompletionsArgs),
+    /// Write the manual pages (zonekit.1 and one per subcommand) into a directory.
+    Man(cmd::shell::ManArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -138,6 +148,8 @@ fn dispatch(cli: Cli, out: &mut impl Write) -> CliResult {
                 code => Err(CliError::Exit(code)),
             }
         }
+        Command::Completions(a) => cmd::shell::completions(&a, out),
+        Command::Man(a) => cmd::shell::man(&a, out),
         Command::Zone(z) => match z {
             ZoneCommand::Report(a) => cmd::zone::report(&a, out),
             ZoneCommand::Reset(a) => cmd::zone::manage(ZoneOp::Reset, &a, out),
@@ -186,7 +198,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
 }
 
 /// Run the command line `args`, writing its output to `out` and its error line to `err`; returns
-/// the exit code (DESIGN.md §2).
+/// the exit code (docs/architecture.md, "Errors and exit codes").
 pub fn run_to(args: impl IntoIterator<Item = OsString>, out: &mut impl Write, err: &mut impl Write) -> i32 {
     let args: Vec<OsString> = args.into_iter().collect();
     let cli = match Cli::try_parse_from(&args) {

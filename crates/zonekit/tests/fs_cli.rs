@@ -1,5 +1,6 @@
 //! End-to-end tests of `zonekit mkfs` and `zonekit fs ls|stat|cat`: mkzonefs's summary, the
-//! volume read back through the library, and bad input per DESIGN.md §2.
+//! volume read back through the library, and bad input per docs/architecture.md (errors and exit
+//! codes).
 
 use std::path::Path;
 use std::process::{Command, Output};

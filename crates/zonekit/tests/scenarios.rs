@@ -1,5 +1,6 @@
-//! The scenarios of the "Benchmarking Zoned Block Devices" guide (`../shared/calibration/scenarios.md`),
-//! in order, on one persistent 15 TB host-managed SMR disk made with
+//! The scenarios of the "Benchmarking Zoned Block Devices" guide (zonedstorage.io: fio's zone mode
+//! on a 15 TB host-managed SMR disk; each test below names the guide's command and the behaviour
+//! it shows), in order, on one persistent 15 TB host-managed SMR disk made with
 //! `zonekit dev create DIR --profile smr-hm-15tb --data none` (the guide's `/dev/sdd`: 55,880 zones
 //! of 256 MiB, zones 0–523 conventional, at most 128 open zones), with `--filename=DIR` in place of
 //! `--filename=/dev/sdd` and every other option as the guide gives it. State carries over from one

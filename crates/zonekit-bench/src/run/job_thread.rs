@@ -159,7 +159,7 @@ fn errno_of(e: &std::io::Error) -> i32 {
     e.raw_os_error().unwrap_or(libc::EIO)
 }
 
-/// An OS error as DESIGN.md §2 words it: `Not a directory (ENOTDIR)`.
+/// An OS error as docs/architecture.md words it: `Not a directory (ENOTDIR)`.
 fn os(e: &std::io::Error) -> String {
     match e.raw_os_error().map(zonekit_core::Errno) {
         Some(n) if n.name().is_some() => n.to_string(),

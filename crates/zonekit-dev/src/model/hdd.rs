@@ -1,4 +1,4 @@
-//! A host-managed SMR hard disk ("SMR-HM v1" of `reference/emulators-models.md` §3.4).
+//! A host-managed SMR hard disk ("SMR-HM v1": docs/models.md gives its sources).
 //!
 //! - **Mapping** (zoned bit recording): LBA 0 at the outer diameter (OD); a sector at capacity
 //!   fraction `f` lies at radius `r(f) = √(1 − f(1 − k²))` (radii relative to the OD, `k = ri/ro =

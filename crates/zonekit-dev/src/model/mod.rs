@@ -1,8 +1,8 @@
-//! Timing models of drives (DESIGN.md §1): an SMR hard disk ([`hdd`]) and a ZNS SSD ([`zns`]), both
-//! implementing [`TimingModel`]. A [`ModelSpec`] is the plain-data description of a model (its
-//! parameters) that a profile carries, a persistent device stores in its metadata, and that
-//! [`ModelSpec::build`] turns into a fresh model instance. `docs/models.md` describes both models and
-//! the source of every parameter.
+//! Timing models of drives (docs/architecture.md): an SMR hard disk ([`hdd`]) and a ZNS SSD
+//! ([`zns`]), both implementing [`TimingModel`]. A [`ModelSpec`] is the plain-data description of a
+//! model (its parameters) that a profile carries, a persistent device stores in its metadata, and
+//! that [`ModelSpec::build`] turns into a fresh model instance. `docs/models.md` describes both
+//! models and the source of every parameter.
 //!
 //! Parameters are integers in base units (nanoseconds, bytes, bytes per second, parts per million),
 //! so that a spec is `Eq`, `Copy`, const-constructible and stored exactly.

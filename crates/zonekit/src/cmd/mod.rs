@@ -5,6 +5,7 @@ pub mod fs;
 pub mod mkfs;
 pub mod mount;
 pub mod profiles;
+pub mod shell;
 pub mod zone;
 
 use crate::error::{CliError, CliResult};
