@@ -438,6 +438,17 @@ impl Workload {
     /// issued everything it should. [`Workload::accept`] makes it the job's next I/O,
     /// [`Workload::file_done`] gives up on its file.
     pub fn propose(&mut self, hooks: Option<&dyn ZoneHooks>) -> Option<Proposal> {
+        self.propose_steered(hooks, &mut |d| d)
+    }
+
+    /// [`Workload::propose`], with `steer` choosing the direction after the workload drew it
+    /// (rate pacing may turn a mixed job to the direction behind its rate, which then stays the
+    /// drawn direction, as fio's `rate_ddir` sets `rwmix_ddir`).
+    pub fn propose_steered(
+        &mut self,
+        hooks: Option<&dyn ZoneHooks>,
+        steer: &mut dyn FnMut(Dir) -> Dir,
+    ) -> Option<Proposal> {
         if let Some(dir) = self.pending_sync.take() {
             let file = self.next_file.checked_sub(1).unwrap_or(self.files.len() - 1);
             return Some(Proposal { dir, file, offset: 0, len: 0 });
@@ -455,6 +466,14 @@ impl Workload {
                 continue;
             }
             let drawn = self.next_dir();
+            let drawn = match steer(drawn) {
+                d if d == drawn => drawn,
+                d if self.spec.read && self.spec.write && d.index().is_some_and(|i| i < 2) => {
+                    self.rwmix_dir = d.index().unwrap_or(self.rwmix_dir);
+                    d
+                }
+                _ => drawn,
+            };
             for _ in 0..=self.files.len() {
                 let Some(fi) = self.pick_file() else { break };
                 let dir = hooks.map_or(drawn, |h| h.adjust_dir(fi, drawn));

@@ -67,6 +67,7 @@ errnos! {
     EOVERFLOW = 75, "Value too large for defined data type";
     EOPNOTSUPP = 95, "Operation not supported";
     ETOOMANYREFS = 109, "Too many references: cannot splice";
+    ETIMEDOUT = 110, "Connection timed out";
     EREMOTEIO = 121, "Remote I/O error";
 }
 

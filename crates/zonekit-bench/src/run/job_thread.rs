@@ -71,6 +71,8 @@ pub struct SetupCtx {
     pub devices: Devices,
     /// Zone mode.
     pub zbd: ZbdRun,
+    /// The flow groups (`flow_id`) of the run's jobs.
+    pub flows: crate::run::pacing::Flows,
 }
 
 /// A clone after its setup, ready to run on its thread.
@@ -89,6 +91,8 @@ pub struct Prepared {
     /// The request queue of each file's device (zonekit's devices only), shared by every job on
     /// the device.
     queues: Vec<Option<Arc<DeviceQueue>>>,
+    /// The clone's flow group (`flow`).
+    flow: Option<Arc<crate::run::pacing::Flow>>,
 }
 
 impl Prepared {
@@ -392,7 +396,8 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
             Err(e) => return Err(Box::new(setup_failed(&run, e, note))),
         }
     }
-    Ok(Prepared { run, opts: Arc::new(opts), seed, files, devices, zones, setup_resets, queues: Vec::new() })
+    let flow = ctx.flows.join(opts.pacing.flow_id, opts.pacing.flow);
+    Ok(Prepared { run, opts: Arc::new(opts), seed, files, devices, zones, setup_resets, queues: Vec::new(), flow })
 }
 
 /// The zone rules of a job's workload.
@@ -473,7 +478,7 @@ pub async fn run_prepared<C: Clock>(
     progress: Arc<Progress>,
     _note: NoteSink,
 ) -> JobOutcome {
-    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues } = p;
+    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, flow } = p;
     let started = SystemTime::now();
     progress.pid.store(u64::from(crate::sys::gettid()), Ordering::Relaxed);
     let on_devices = devices.iter().any(Option::is_some);
@@ -595,6 +600,7 @@ pub async fn run_prepared<C: Clock>(
     }
     let mut loop_cfg = sizing::loop_config(&opts, &files, seed);
     loop_cfg.job_id = run.thread_number - 1;
+    loop_cfg.pacing.flow = flow.map(|f| (f, opts.pacing.flow));
     let ru0 = thread_rusage().unwrap_or_default();
     let t0 = clock.now_ns();
     let started = SystemTime::now();

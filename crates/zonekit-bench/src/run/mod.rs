@@ -12,6 +12,7 @@
 pub mod executor;
 pub mod io_loop;
 pub mod job_thread;
+pub mod pacing;
 pub mod sim;
 pub mod sizing;
 

@@ -273,6 +273,7 @@ pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopC
         job_id: 0,
         direct: opts.direct,
         zbd: opts.zonemode == crate::options::job::ZoneMode::Zbd,
+        pacing: crate::run::pacing::PaceConfig::new(opts, seed, None),
     }
 }
 
