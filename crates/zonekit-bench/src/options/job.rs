@@ -463,6 +463,8 @@ pub struct JobOptions {
     /// Pacing beyond the rate caps (`rate_process`, `thinktime_*`, `max_latency`,
     /// `latency_target`, `flow`): see [`Pacing`].
     pub pacing: Pacing,
+    /// `write_iolog`: write the job's I/O pattern to this file (fio's iolog version 3).
+    pub write_iolog: Option<String>,
 
     // ---- buffers ----
     /// `zero_buffers`: fill buffers with zeros.
@@ -704,6 +706,7 @@ impl Default for JobOptions {
             rate_iops: [0; 3],
             rate_iops_min: [0; 3],
             pacing: Pacing::default(),
+            write_iolog: None,
             zero_buffers: false,
             refill_buffers: false,
             scramble_buffers: true,

@@ -1004,7 +1004,11 @@ pub static OPTIONS: &[OptionDef] = &[
         .parent("trim_percentage"),
     opt("trim_backlog_batch", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Verify, Support::Ignored, "Blocks trimmed per backlog round; has effect only with `verify`.")
         .parent("trim_percentage"),
-    opt("write_iolog", Kind::Text, Category::Trace, Support::Refused, "Record the I/O pattern to this file."),
+    opt("write_iolog", Kind::Text, Category::Trace, Support::Implemented, "Record the I/O pattern to this file (fio's iolog version 3).")
+        .apply(|o, v| {
+            o.write_iolog = Some(v.as_text().to_string());
+            Ok(())
+        }),
     opt("read_iolog", Kind::Text, Category::Trace, Support::Refused, "Replay an I/O pattern (iolog or blktrace) from this file."),
     opt("read_iolog_chunked", Kind::Bool, Category::Trace, Support::Ignored, "Read the replay log in chunks; has effect only with `read_iolog`.")
         .def("0")

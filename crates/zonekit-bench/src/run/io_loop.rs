@@ -16,6 +16,7 @@
 //! the simulated clock.
 
 use crate::rng::Rng;
+use crate::run::iolog::IologWriter;
 use crate::run::pacing::{LatencyVerdict, PaceConfig, Pacer, TargetStep};
 use crate::stats::{Ddir as StatDdir, ThreadStats};
 use crate::workload::{Dir, NextIo, Proposal, Workload, ZoneHooks};
@@ -107,6 +108,8 @@ pub struct LoopConfig {
     pub zbd: bool,
     /// Rate caps, think time, latency limits and flows.
     pub pacing: PaceConfig,
+    /// `write_iolog`: log every I/O as it is queued (fio's iolog version 3).
+    pub write_iolog: Option<std::path::PathBuf>,
 }
 
 /// How the loop ended.
@@ -227,6 +230,8 @@ struct Core<'a, C: Clock> {
     completed_rw: u64,
     /// A completion over `latency_target` lowered the depth: drain before issuing more.
     drain: bool,
+    /// `write_iolog`'s file, while the job runs.
+    iolog: Option<IologWriter>,
 }
 
 impl<C: Clock> Core<'_, C> {
@@ -607,6 +612,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 start_ns: epoch_ns,
                 completed_rw: 0,
                 drain: false,
+                iolog: None,
                 cfg,
             },
             workload,
@@ -628,6 +634,19 @@ impl<'a, C: Clock> JobLoop<'a, C> {
     /// is terminated; every in-flight I/O is reaped before returning.
     pub async fn run(mut self) -> LoopEnd {
         let start = self.core.epoch_ns;
+        if let Some(path) = self.core.cfg.write_iolog.clone() {
+            match IologWriter::create(&path, &self.core.cfg.file_names, start) {
+                Ok(w) => self.core.iolog = Some(w),
+                Err(e) => {
+                    // fio's perror line, then its job error.
+                    let text = e.raw_os_error().and_then(|n| zonekit_core::Errno(n).description());
+                    self.core
+                        .log
+                        .push(format!("fopen write iolog: {}", text.map_or_else(|| e.to_string(), str::to_string)));
+                    self.core.error = Some((libc::EINVAL, "file:iolog.c:795, func=failed initializing iolog".into()));
+                }
+            }
+        }
         // Opening the files starts the first pass (fio's fio_file_reset at td_io_open_file).
         if self.workload.spec().write {
             for z in self.core.zones.iter().flatten() {
@@ -696,6 +715,14 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             }
         }
         self.core.flush_progress();
+        if let Some(w) = self.core.iolog.take() {
+            let now = self.core.now();
+            if let Err(e) = w.finish(now) {
+                let path = self.core.cfg.write_iolog.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+                self.core.log.push(format!("zonekit: write_iolog {path}: {e}"));
+                self.core.error.get_or_insert((e.raw_os_error().unwrap_or(libc::EIO), "func=iolog write".into()));
+            }
+        }
         self.core.progress.state.store(3, Ordering::Relaxed);
         let c = &mut self.core;
         LoopEnd {
@@ -853,7 +880,12 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
     }
 
-    fn count_issue(&mut self, dir: Dir, len: u64) {
+    fn count_issue(&mut self, io: &NextIo) {
+        let (dir, len) = (io.dir, io.len);
+        if let Some(w) = &mut self.core.iolog {
+            let now = self.core.clock.now_ns();
+            w.io(now, io.file, dir, io.offset, len);
+        }
         if self.core.paced {
             self.core.pacer.issued(dir, len);
         }
@@ -886,7 +918,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         self.zone_queued(&issue, false, res);
         let done = at.unwrap_or_else(|| self.core.now());
         self.first_io_hints(&io, res);
-        self.count_issue(io.dir, io.len);
+        self.count_issue(&io);
         if !self.core.ramping {
             self.core.stats.queued(1, 1);
             self.core.stats.submitted(1);
@@ -936,7 +968,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     c.pending.push(tag);
                     c.batch_queued += 1;
                     c.inflight += 1;
-                    self.count_issue(io.dir, io.len);
+                    self.count_issue(&io);
                     if self.core.batch_queued as usize >= batch {
                         self.core.commit();
                     }
@@ -945,7 +977,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     self.zone_queued(&issue, false, res);
                     let done = self.core.now();
                     self.first_io_hints(&io, res);
-                    self.count_issue(io.dir, io.len);
+                    self.count_issue(&io);
                     if !self.core.ramping {
                         self.core.stats.queued(self.core.inflight + 1, 1);
                     }
@@ -1217,6 +1249,7 @@ mod tests {
             direct: false,
             zbd: false,
             pacing: PaceConfig::default(),
+            write_iolog: None,
         }
     }
 

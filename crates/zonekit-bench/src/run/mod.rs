@@ -11,6 +11,7 @@
 
 pub mod executor;
 pub mod io_loop;
+pub mod iolog;
 pub mod job_thread;
 pub mod pacing;
 pub mod sim;
