@@ -1018,7 +1018,15 @@ impl<'a, C: Clock> JobLoop<'a, C> {
 
     /// Sleep on the job's clock until `until_us` (µs since the loop started), in steps that
     /// notice a termination; the busy part of a think time spins on a real clock.
+    /// The time paused counts in the job's runtime, as fio's does (a rated job that waits out
+    /// its runtime reports the whole runtime).
     async fn pause_until(&mut self, until_us: u64, spin: bool) {
+        self.pause(until_us, spin).await;
+        let now = self.core.now();
+        self.core.last_done = self.core.last_done.max(now);
+    }
+
+    async fn pause(&mut self, until_us: u64, spin: bool) {
         let until = self.core.start_ns.saturating_add(until_us.saturating_mul(1000));
         if spin && self.core.clock.as_real().is_some() {
             while self.core.now() < until && !self.terminate.load(Ordering::Relaxed) {
