@@ -465,6 +465,8 @@ pub struct JobOptions {
     pub pacing: Pacing,
     /// `write_iolog`: write the job's I/O pattern to this file (fio's iolog version 3).
     pub write_iolog: Option<String>,
+    /// `read_iolog` and the `replay_*` options: see [`Replay`].
+    pub replay: Replay,
 
     // ---- buffers ----
     /// `zero_buffers`: fill buffers with zeros.
@@ -707,6 +709,7 @@ impl Default for JobOptions {
             rate_iops_min: [0; 3],
             pacing: Pacing::default(),
             write_iolog: None,
+            replay: Replay::default(),
             zero_buffers: false,
             refill_buffers: false,
             scramble_buffers: true,
@@ -861,6 +864,42 @@ impl Default for Pacing {
             flow: 0,
             flow_id: 0,
             flow_sleep_us: 0,
+        }
+    }
+}
+
+/// `read_iolog` and how the log is replayed (`replay_*`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replay {
+    /// `read_iolog`: the log to replay.
+    pub read_iolog: Option<String>,
+    /// `replay_no_stall`: replay without the recorded delays.
+    pub no_stall: bool,
+    /// `replay_redirect`: replay every file's I/O onto this one.
+    pub redirect: Option<String>,
+    /// `replay_scale`: divide offsets by this (0 or 1: as logged).
+    pub scale: u64,
+    /// `replay_align`: align offsets down to this (0: as logged).
+    pub align: u64,
+    /// `replay_time_scale`: percent of the logged pace (100: as logged).
+    pub time_scale: u64,
+    /// `replay_skip`: read, write, trim, sync left out.
+    pub skip: [bool; 4],
+    /// The log, read before the run (the job's files, sizes and directions follow from it).
+    pub parsed: Option<std::sync::Arc<crate::run::iolog::Replay>>,
+}
+
+impl Default for Replay {
+    fn default() -> Replay {
+        Replay {
+            read_iolog: None,
+            no_stall: false,
+            redirect: None,
+            scale: 1,
+            align: 0,
+            time_scale: 100,
+            skip: [false; 4],
+            parsed: None,
         }
     }
 }

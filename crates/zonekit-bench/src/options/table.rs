@@ -1009,25 +1009,61 @@ pub static OPTIONS: &[OptionDef] = &[
             o.write_iolog = Some(v.as_text().to_string());
             Ok(())
         }),
-    opt("read_iolog", Kind::Text, Category::Trace, Support::Refused, "Replay an I/O pattern (iolog or blktrace) from this file."),
+    opt("read_iolog", Kind::Text, Category::Trace, Support::Implemented, "Replay an I/O pattern from this file (fio's iolog version 2 or 3; blktrace files are refused).")
+        .apply(|o, v| {
+            o.replay.read_iolog = Some(v.as_text().to_string());
+            Ok(())
+        }),
     opt("read_iolog_chunked", Kind::Bool, Category::Trace, Support::Ignored, "Read the replay log in chunks; has effect only with `read_iolog`.")
         .def("0")
         .parent("read_iolog"),
-    opt("replay_no_stall", Kind::Bool, Category::Trace, Support::Ignored, "Replay without the recorded delays; has effect only with `read_iolog`.")
+    opt("replay_no_stall", Kind::Bool, Category::Trace, Support::Implemented, "Replay without the recorded delays; has effect only with `read_iolog`.")
         .def("0")
-        .parent("read_iolog"),
-    opt("replay_redirect", Kind::Text, Category::Trace, Support::Ignored, "Replay onto this device; has effect only with `read_iolog`.")
-        .parent("read_iolog"),
-    opt("replay_scale", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Trace, Support::Ignored, "Divide replayed offsets by this; has effect only with `read_iolog`.")
+        .parent("read_iolog")
+        .apply(|o, v| {
+            o.replay.no_stall = v.as_bool();
+            Ok(())
+        }),
+    opt("replay_redirect", Kind::Text, Category::Trace, Support::Implemented, "Replay onto this device; has effect only with `read_iolog`.")
+        .parent("read_iolog")
+        .apply(|o, v| {
+            o.replay.redirect = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("replay_scale", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Trace, Support::Implemented, "Divide replayed offsets by this; has effect only with `read_iolog`.")
         .def("1")
-        .parent("read_iolog"),
-    opt("replay_align", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Trace, Support::Ignored, "Align replayed offsets; has effect only with `read_iolog`.")
-        .parent("read_iolog"),
-    opt("replay_time_scale", Kind::Int { min: 1, max: u32::MAX as i64 }, Category::Trace, Support::Ignored, "Scale replay timing (percent); has effect only with `read_iolog`.")
+        .parent("read_iolog")
+        .apply(|o, v| {
+            o.replay.scale = v.as_u32().into();
+            Ok(())
+        }),
+    opt("replay_align", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Trace, Support::Implemented, "Align replayed offsets down to this; has effect only with `read_iolog`.")
+        .parent("read_iolog")
+        .apply(|o, v| {
+            o.replay.align = v.as_u32().into();
+            Ok(())
+        }),
+    opt("replay_time_scale", Kind::Int { min: 1, max: u32::MAX as i64 }, Category::Trace, Support::Implemented, "Scale replay timing (percent); has effect only with `read_iolog`.")
         .def("100")
-        .parent("read_iolog"),
-    opt("replay_skip", Kind::Special("comma list of read, write, trim, sync"), Category::Trace, Support::Ignored, "I/O kinds left out of a replay; has effect only with `read_iolog`.")
-        .parent("read_iolog"),
+        .parent("read_iolog")
+        .apply(|o, v| {
+            o.replay.time_scale = v.as_u32().into();
+            Ok(())
+        }),
+    opt("replay_skip", Kind::Special("comma list of read, write, trim, sync"), Category::Trace, Support::Implemented, "I/O kinds left out of a replay; has effect only with `read_iolog`.")
+        .parent("read_iolog")
+        .apply(|o, v| {
+            for part in v.as_text().split(',') {
+                match part.trim() {
+                    "read" => o.replay.skip[0] = true,
+                    "write" => o.replay.skip[1] = true,
+                    "trim" => o.replay.skip[2] = true,
+                    "sync" => o.replay.skip[3] = true,
+                    other => return Err(format!("{other}: expected read, write, trim or sync")),
+                }
+            }
+            Ok(())
+        }),
     opt("merge_blktrace_file", Kind::Text, Category::Trace, Support::Refused, "Merge blktrace inputs into this file."),
     opt("merge_blktrace_scalars", Kind::FloatList { max_len: 20, min: f64::MIN, max: f64::MAX }, Category::Trace, Support::Ignored, "Per-trace scaling when merging; has effect only with `merge_blktrace_file`."),
     opt("merge_blktrace_iters", Kind::FloatList { max_len: 20, min: f64::MIN, max: f64::MAX }, Category::Trace, Support::Ignored, "Per-trace repetitions when merging; has effect only with `merge_blktrace_file`."),

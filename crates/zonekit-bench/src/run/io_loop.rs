@@ -813,6 +813,16 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             if until_us > now_us && !self.rate_wait(until_us).await {
                 return None;
             }
+            let due = self.workload.replay_due_us();
+            if due > 0 && due > self.core.now_us() {
+                // The log's pace (fio's iolog_delay), not past the runtime.
+                let end = self.deadline_us().map_or(due, |d| due.min(d));
+                self.pause_until(end, false).await;
+                if self.terminate.load(Ordering::Relaxed) || self.deadline_us().is_some_and(|d| self.core.now_us() >= d)
+                {
+                    return None;
+                }
+            }
             let zj = match zones.get(p.file) {
                 Some(Some(zj)) if p.dir.index().is_some() => zj,
                 _ => return Some(Issue { io: self.workload.accept(&p, p.offset, p.len), zone: None }),

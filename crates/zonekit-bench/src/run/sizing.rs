@@ -206,6 +206,7 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
             total
         },
         keep_done_files: !opts.time_based && opts.loops <= 1 && !opts.do_verify,
+        replay: opts.replay.parsed.clone(),
     }
 }
 
