@@ -130,6 +130,9 @@ pub struct ReplayRules<'a> {
     pub skip: [bool; 4],
 }
 
+/// The largest I/O a replay takes (256 MiB).
+pub const MAX_REPLAY_LEN: u64 = 256 << 20;
+
 /// Whether `head` starts like a blktrace file (`blk_io_trace` magic, either byte order).
 pub fn is_blktrace(head: &[u8]) -> bool {
     let Some(b) = head.get(..4) else { return false };
@@ -233,8 +236,9 @@ pub fn parse_iolog(data: &[u8], rules: &ReplayRules<'_>) -> Result<Replay, Strin
                     offset -= offset % rules.align;
                 }
                 if let Some(d) = dir.index() {
-                    if len == 0 || len > u64::from(u32::MAX) {
-                        return Err(format!("line {n}: length {len} out of range"));
+                    // Every slot gets a buffer of the largest I/O: keep it allocatable.
+                    if len == 0 || len > MAX_REPLAY_LEN {
+                        return Err(format!("line {n}: length {len} out of range (1 to {MAX_REPLAY_LEN})"));
                     }
                     r.max_len[d] = r.max_len[d].max(len);
                 }
@@ -296,6 +300,10 @@ mod tests {
         assert_eq!(e(b"fio version 3 iolog\n10 g write 0 4096\n"), "line 2: g was not added");
         assert!(e(b"hello\n").starts_with("not a fio iolog"));
         assert!(e(b"").starts_with("empty"));
+        assert_eq!(
+            e(b"fio version 2 iolog\nf add\nf read 0 4294967295\n"),
+            "line 3: length 4294967295 out of range (1 to 268435456)"
+        );
         assert_eq!(e(b"fio version 3 iolog\n0 f add\n"), "no read, write or trim to replay");
         assert!(e(&[0x07, 0x74, 0x61, 0x65, 0, 0]).contains("blktrace"));
         assert!(e(&[0x65, 0x61, 0x74, 0x07, 0, 0]).contains("blktrace"));
