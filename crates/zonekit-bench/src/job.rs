@@ -469,6 +469,24 @@ fn finalize(
             conflict(where_set("rate_min"), "the minimum rate exceeds the rate".into());
         }
     }
+    if o.pacing.poisson {
+        // fio 3.33 divides by the rate in I/Os per second and dies of SIGFPE when it is 0.
+        for d in 0..3 {
+            let bps = if o.rate[d] > 0 { o.rate[d] } else { u64::from(o.rate_iops[d]).saturating_mul(o.min_bs[d]) };
+            if bps > 0 && bps < o.min_bs[d] {
+                let opt = if o.rate[d] > 0 { "rate" } else { "rate_iops" };
+                conflict(
+                    where_set(opt),
+                    format!(
+                        "{}: with rate_process=poisson the rate must allow at least one block ({} bytes) per second",
+                        shown(opt),
+                        o.min_bs[d]
+                    ),
+                );
+                break;
+            }
+        }
+    }
     if o.time_based && o.runtime.is_none() {
         conflict(where_set("time_based"), "time_based: needs runtime (fio would only warn and drop time_based)".into());
     }

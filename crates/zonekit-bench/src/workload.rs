@@ -127,6 +127,8 @@ pub struct WorkloadSpec {
     /// A file done in one pass stays done in the next (fio: only with `loops=1`, not time based
     /// and `do_verify=0`).
     pub keep_done_files: bool,
+    /// `read_iolog`: replay these I/Os instead of generating any.
+    pub replay: Option<std::sync::Arc<crate::run::iolog::Replay>>,
 }
 
 /// The position rules of fio's zone modes (`io_u.c:setup_strided_zone_mode`,
@@ -196,6 +198,7 @@ impl WorkloadSpec {
             io_size_given: false,
             pass_bytes: size,
             keep_done_files: false,
+            replay: None,
         }
     }
 }
@@ -342,6 +345,9 @@ pub struct Workload {
     pass: u32,
     /// Bytes issued in this pass.
     pass_issued: u64,
+    /// The next I/O of a replay, and when the last one proposed is due (µs).
+    replay_next: usize,
+    replay_due_us: u64,
 }
 
 fn hash_u64(v: u64) -> u64 {
@@ -395,7 +401,14 @@ impl Workload {
             next_unit: None,
             pass: 0,
             pass_issued: 0,
+            replay_next: 0,
+            replay_due_us: 0,
         }
+    }
+
+    /// When the I/O last proposed from a replay is due (µs since the job started; 0: at once).
+    pub fn replay_due_us(&self) -> u64 {
+        self.replay_due_us
     }
 
     /// The specification.
@@ -438,6 +451,23 @@ impl Workload {
     /// issued everything it should. [`Workload::accept`] makes it the job's next I/O,
     /// [`Workload::file_done`] gives up on its file.
     pub fn propose(&mut self, hooks: Option<&dyn ZoneHooks>) -> Option<Proposal> {
+        self.propose_steered(hooks, &mut |d| d)
+    }
+
+    /// [`Workload::propose`], with `steer` choosing the direction after the workload drew it
+    /// (rate pacing may turn a mixed job to the direction behind its rate, which then stays the
+    /// drawn direction, as fio's `rate_ddir` sets `rwmix_ddir`).
+    pub fn propose_steered(
+        &mut self,
+        hooks: Option<&dyn ZoneHooks>,
+        steer: &mut dyn FnMut(Dir) -> Dir,
+    ) -> Option<Proposal> {
+        if let Some(r) = &self.spec.replay {
+            let io = *r.ios.get(self.replay_next)?;
+            self.replay_next += 1;
+            self.replay_due_us = io.due_us;
+            return Some(Proposal { dir: io.dir, file: io.file, offset: io.offset, len: io.len });
+        }
         if let Some(dir) = self.pending_sync.take() {
             let file = self.next_file.checked_sub(1).unwrap_or(self.files.len() - 1);
             return Some(Proposal { dir, file, offset: 0, len: 0 });
@@ -455,6 +485,14 @@ impl Workload {
                 continue;
             }
             let drawn = self.next_dir();
+            let drawn = match steer(drawn) {
+                d if d == drawn => drawn,
+                d if self.spec.read && self.spec.write && d.index().is_some_and(|i| i < 2) => {
+                    self.rwmix_dir = d.index().unwrap_or(self.rwmix_dir);
+                    d
+                }
+                _ => drawn,
+            };
             for _ in 0..=self.files.len() {
                 let Some(fi) = self.pick_file() else { break };
                 let dir = hooks.map_or(drawn, |h| h.adjust_dir(fi, drawn));
@@ -537,6 +575,14 @@ impl Workload {
     pub fn accept(&mut self, p: &Proposal, offset: u64, len: u64) -> NextIo {
         if p.dir.index().is_none() {
             return NextIo { dir: p.dir, file: p.file, offset: 0, len: 0 };
+        }
+        if self.spec.replay.is_some() {
+            // As logged: no random map, no passes.
+            if let Some(d) = p.dir.index() {
+                self.issues[d] += 1;
+                self.issue_bytes[d] += len;
+            }
+            return NextIo { dir: p.dir, file: p.file, offset, len };
         }
         let base = self.files[p.file].range.offset;
         self.issue(p.dir, p.file, p.offset.saturating_sub(base), offset.saturating_sub(base), len)

@@ -44,9 +44,9 @@ const EXPECTED: Counts = Counts {
     others_unset_variable: 14,
     others_unknown_option: 10,
     others_bad_value: 10,
-    runnable: 21,
+    runnable: 25,
     refused_engine: 30,
-    refused_option: 21,
+    refused_option: 17,
     conflict: 1,
 };
 

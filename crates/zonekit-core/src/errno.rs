@@ -72,6 +72,7 @@ errnos! {
     EILSEQ = 84, "Invalid or incomplete multibyte or wide character";
     EOPNOTSUPP = 95, "Operation not supported";
     ETOOMANYREFS = 109, "Too many references: cannot splice";
+    ETIMEDOUT = 110, "Connection timed out";
     EREMOTEIO = 121, "Remote I/O error";
     EDQUOT = 122, "Disk quota exceeded";
 }

@@ -461,6 +461,13 @@ pub struct JobOptions {
     pub rate_iops: [u32; 3],
     /// `rate_iops_min`: least IOPS per direction.
     pub rate_iops_min: [u32; 3],
+    /// Pacing beyond the rate caps (`rate_process`, `thinktime_*`, `max_latency`,
+    /// `latency_target`, `flow`): see [`Pacing`].
+    pub pacing: Pacing,
+    /// `write_iolog`: write the job's I/O pattern to this file (fio's iolog version 3).
+    pub write_iolog: Option<String>,
+    /// `read_iolog` and the `replay_*` options: see [`Replay`].
+    pub replay: Replay,
 
     // ---- buffers ----
     /// `zero_buffers`: fill buffers with zeros.
@@ -766,6 +773,9 @@ impl Default for JobOptions {
             rate_min: [0; 3],
             rate_iops: [0; 3],
             rate_iops_min: [0; 3],
+            pacing: Pacing::default(),
+            write_iolog: None,
+            replay: Replay::default(),
             zero_buffers: false,
             refill_buffers: false,
             scramble_buffers: true,
@@ -867,5 +877,96 @@ mod tests {
         assert_eq!(o.randseed, 0x89);
         assert!(o.invalidate && o.clat_percentiles && o.buffered && !o.direct);
         assert_eq!(o.percentile_list.len(), 17);
+    }
+}
+
+/// The pacing options besides the rate caps, as fio 3.33 reads them (`backend.c`, `io_u.c`,
+/// `flow.c`); times in microseconds as fio keeps them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pacing {
+    /// `rate_process=poisson`: exponential gaps between rated I/Os (else `linear`).
+    pub poisson: bool,
+    /// `rate_cycle`: the window of the `rate_min` / `rate_iops_min` check (ms).
+    pub rate_cycle_ms: u64,
+    /// `rate_ignore_thinktime`: the rate catches up on the time spent thinking.
+    pub rate_ignore_thinktime: bool,
+    /// `thinktime_blocks` was given (with `thinktime_iotime`, its default does not apply).
+    pub thinktime_blocks_set: bool,
+    /// `thinktime_blocks_type=issue` (else `complete`).
+    pub thinktime_blocks_issue: bool,
+    /// `thinktime_iotime`: think after this much I/O time (µs; 0: off).
+    pub thinktime_iotime_us: u64,
+    /// `max_latency` per direction (µs; 0: none).
+    pub max_latency_us: [u64; 3],
+    /// `latency_target` (µs; 0: off).
+    pub latency_target_us: u64,
+    /// `latency_window` (µs).
+    pub latency_window_us: u64,
+    /// `latency_percentile`.
+    pub latency_percentile: f64,
+    /// `latency_run`: keep searching the depth for the whole run.
+    pub latency_run: bool,
+    /// `flow`: the job's weight in its flow group (0: no flow control).
+    pub flow: u32,
+    /// `flow_id`: the flow group.
+    pub flow_id: u32,
+    /// `flow_sleep`: µs to sleep when held back.
+    pub flow_sleep_us: u64,
+}
+
+impl Default for Pacing {
+    fn default() -> Pacing {
+        Pacing {
+            poisson: false,
+            rate_cycle_ms: 1000,
+            rate_ignore_thinktime: false,
+            thinktime_blocks_set: false,
+            thinktime_blocks_issue: false,
+            thinktime_iotime_us: 0,
+            max_latency_us: [0; 3],
+            latency_target_us: 0,
+            latency_window_us: 0,
+            latency_percentile: 100.0,
+            latency_run: false,
+            flow: 0,
+            flow_id: 0,
+            flow_sleep_us: 0,
+        }
+    }
+}
+
+/// `read_iolog` and how the log is replayed (`replay_*`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replay {
+    /// `read_iolog`: the log to replay.
+    pub read_iolog: Option<String>,
+    /// `replay_no_stall`: replay without the recorded delays.
+    pub no_stall: bool,
+    /// `replay_redirect`: replay every file's I/O onto this one.
+    pub redirect: Option<String>,
+    /// `replay_scale`: divide offsets by this (0 or 1: as logged).
+    pub scale: u64,
+    /// `replay_align`: align offsets down to this (0: as logged).
+    pub align: u64,
+    /// `replay_time_scale`: percent of the logged pace (100: as logged).
+    pub time_scale: u64,
+    /// `replay_skip`: read, write, trim, sync left out.
+    pub skip: [bool; 4],
+    /// The log, read before the run (the job's files, sizes and directions follow from it).
+    pub parsed: Option<std::sync::Arc<crate::run::iolog::Replay>>,
+}
+
+impl Default for Replay {
+    fn default() -> Replay {
+        Replay {
+            read_iolog: None,
+            no_stall: false,
+            redirect: None,
+            scale: 1,
+            align: 0,
+            time_scale: 100,
+            skip: [false; 4],
+            parsed: None,
+        }
     }
 }

@@ -1072,26 +1072,66 @@ pub static OPTIONS: &[OptionDef] = &[
             o.verify.trim_batch = v.as_u32();
             Ok(())
         }),
-    opt("write_iolog", Kind::Text, Category::Trace, Support::Refused, "Record the I/O pattern to this file."),
-    opt("read_iolog", Kind::Text, Category::Trace, Support::Refused, "Replay an I/O pattern (iolog or blktrace) from this file."),
+    opt("write_iolog", Kind::Text, Category::Trace, Support::Implemented, "Record the I/O pattern to this file (fio's iolog version 3).")
+        .apply(|o, v| {
+            o.write_iolog = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("read_iolog", Kind::Text, Category::Trace, Support::Implemented, "Replay an I/O pattern from this file (fio's iolog version 2 or 3; blktrace files are refused).")
+        .apply(|o, v| {
+            o.replay.read_iolog = Some(v.as_text().to_string());
+            Ok(())
+        }),
     opt("read_iolog_chunked", Kind::Bool, Category::Trace, Support::Ignored, "Read the replay log in chunks; has effect only with `read_iolog`.")
         .def("0")
         .parent("read_iolog"),
-    opt("replay_no_stall", Kind::Bool, Category::Trace, Support::Ignored, "Replay without the recorded delays; has effect only with `read_iolog`.")
+    opt("replay_no_stall", Kind::Bool, Category::Trace, Support::Implemented, "Replay without the recorded delays; has effect only with `read_iolog`.")
         .def("0")
-        .parent("read_iolog"),
-    opt("replay_redirect", Kind::Text, Category::Trace, Support::Ignored, "Replay onto this device; has effect only with `read_iolog`.")
-        .parent("read_iolog"),
-    opt("replay_scale", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Trace, Support::Ignored, "Divide replayed offsets by this; has effect only with `read_iolog`.")
+        .parent("read_iolog")
+        .apply(|o, v| {
+            o.replay.no_stall = v.as_bool();
+            Ok(())
+        }),
+    opt("replay_redirect", Kind::Text, Category::Trace, Support::Implemented, "Replay onto this device; has effect only with `read_iolog`.")
+        .parent("read_iolog")
+        .apply(|o, v| {
+            o.replay.redirect = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("replay_scale", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Trace, Support::Implemented, "Divide replayed offsets by this; has effect only with `read_iolog`.")
         .def("1")
-        .parent("read_iolog"),
-    opt("replay_align", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Trace, Support::Ignored, "Align replayed offsets; has effect only with `read_iolog`.")
-        .parent("read_iolog"),
-    opt("replay_time_scale", Kind::Int { min: 1, max: u32::MAX as i64 }, Category::Trace, Support::Ignored, "Scale replay timing (percent); has effect only with `read_iolog`.")
+        .parent("read_iolog")
+        .apply(|o, v| {
+            o.replay.scale = v.as_u32().into();
+            Ok(())
+        }),
+    opt("replay_align", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Trace, Support::Implemented, "Align replayed offsets down to this; has effect only with `read_iolog`.")
+        .parent("read_iolog")
+        .apply(|o, v| {
+            o.replay.align = v.as_u32().into();
+            Ok(())
+        }),
+    opt("replay_time_scale", Kind::Int { min: 1, max: u32::MAX as i64 }, Category::Trace, Support::Implemented, "Scale replay timing (percent); has effect only with `read_iolog`.")
         .def("100")
-        .parent("read_iolog"),
-    opt("replay_skip", Kind::Special("comma list of read, write, trim, sync"), Category::Trace, Support::Ignored, "I/O kinds left out of a replay; has effect only with `read_iolog`.")
-        .parent("read_iolog"),
+        .parent("read_iolog")
+        .apply(|o, v| {
+            o.replay.time_scale = v.as_u32().into();
+            Ok(())
+        }),
+    opt("replay_skip", Kind::Special("comma list of read, write, trim, sync"), Category::Trace, Support::Implemented, "I/O kinds left out of a replay; has effect only with `read_iolog`.")
+        .parent("read_iolog")
+        .apply(|o, v| {
+            for part in v.as_text().split(',') {
+                match part.trim() {
+                    "read" => o.replay.skip[0] = true,
+                    "write" => o.replay.skip[1] = true,
+                    "trim" => o.replay.skip[2] = true,
+                    "sync" => o.replay.skip[3] = true,
+                    other => return Err(format!("{other}: expected read, write, trim or sync")),
+                }
+            }
+            Ok(())
+        }),
     opt("merge_blktrace_file", Kind::Text, Category::Trace, Support::Refused, "Merge blktrace inputs into this file."),
     opt("merge_blktrace_scalars", Kind::FloatList { max_len: 20, min: f64::MIN, max: f64::MAX }, Category::Trace, Support::Ignored, "Per-trace scaling when merging; has effect only with `merge_blktrace_file`."),
     opt("merge_blktrace_iters", Kind::FloatList { max_len: 20, min: f64::MIN, max: f64::MAX }, Category::Trace, Support::Ignored, "Per-trace repetitions when merging; has effect only with `merge_blktrace_file`."),
@@ -1181,71 +1221,114 @@ pub static OPTIONS: &[OptionDef] = &[
         .def("0"),
     opt("prio", Kind::Int { min: 0, max: 7 }, Category::Process, Support::Ignored, "I/O priority level of the job; not set by zonekit."),
     opt("prioclass", Kind::Int { min: 0, max: 3 }, Category::Process, Support::Ignored, "I/O priority class of the job; not set by zonekit."),
-    opt("thinktime", Kind::Time { seconds: false }, Category::Rate, Support::Refused, "Pause between I/Os (microseconds by default).")
+    opt("thinktime", Kind::Time { seconds: false }, Category::Rate, Support::Implemented, "Pause between I/Os (microseconds by default).")
         .def("0")
         .apply(|o, v| {
             o.thinktime = v.as_time();
             Ok(())
         }),
-    opt("thinktime_spin", Kind::Time { seconds: false }, Category::Rate, Support::Ignored, "Busy-wait part of `thinktime`; has effect only with `thinktime`.")
+    opt("thinktime_spin", Kind::Time { seconds: false }, Category::Rate, Support::Implemented, "Busy-wait part of `thinktime`; has effect only with `thinktime`.")
         .def("0")
         .parent("thinktime")
         .apply(|o, v| {
             o.thinktime_spin = v.as_time();
             Ok(())
         }),
-    opt("thinktime_blocks", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Ignored, "I/Os between think times; has effect only with `thinktime`.")
+    opt("thinktime_blocks", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Implemented, "I/Os between think times; has effect only with `thinktime`.")
         .def("1")
         .parent("thinktime")
         .apply(|o, v| {
             o.thinktime_blocks = v.as_u32();
+            o.pacing.thinktime_blocks_set = true;
             Ok(())
         }),
-    opt("thinktime_blocks_type", Kind::Choice { choices: &[Choice { name: "complete", canon: "complete", help: "" }, Choice { name: "issue", canon: "issue", help: "" }], postfix: false }, Category::Rate, Support::Ignored, "Whether `thinktime_blocks` counts issued or completed I/Os; has effect only with `thinktime`.")
+    opt("thinktime_blocks_type", Kind::Choice { choices: &[Choice { name: "complete", canon: "complete", help: "" }, Choice { name: "issue", canon: "issue", help: "" }], postfix: false }, Category::Rate, Support::Implemented, "Whether `thinktime_blocks` counts issued or completed I/Os; has effect only with `thinktime`.")
         .def("complete")
-        .parent("thinktime"),
-    opt("thinktime_iotime", Kind::Time { seconds: true }, Category::Rate, Support::Ignored, "Think after this much I/O time; has effect only with `thinktime`.")
+        .parent("thinktime")
+        .apply(|o, v| {
+            o.pacing.thinktime_blocks_issue = v.as_text() == "issue";
+            Ok(())
+        }),
+    opt("thinktime_iotime", Kind::Time { seconds: true }, Category::Rate, Support::Implemented, "Think after this much I/O time; has effect only with `thinktime`.")
         .def("0")
-        .parent("thinktime"),
-    opt("rate", Kind::SizeDirs { min: 0 }, Category::Rate, Support::Refused, "Bandwidth cap per direction (bytes per second).")
+        .parent("thinktime")
+        .apply(|o, v| {
+            o.pacing.thinktime_iotime_us = u64::try_from(v.as_time().as_micros()).unwrap_or(u64::MAX);
+            Ok(())
+        }),
+    opt("rate", Kind::SizeDirs { min: 0 }, Category::Rate, Support::Implemented, "Bandwidth cap per direction (bytes per second).")
         .apply(|o, v| {
             set_dirs(&mut o.rate, v);
             Ok(())
         }),
-    opt("rate_min", Kind::SizeDirs { min: 0 }, Category::Rate, Support::Refused, "Least bandwidth per direction; the job fails below it.")
+    opt("rate_min", Kind::SizeDirs { min: 0 }, Category::Rate, Support::Implemented, "Least bandwidth per direction; the job fails below it.")
         .alias(&["ratemin"])
         .parent("rate")
         .apply(|o, v| {
             set_dirs(&mut o.rate_min, v);
             Ok(())
         }),
-    opt("rate_iops", Kind::IntDirs { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Refused, "IOPS cap per direction.")
+    opt("rate_iops", Kind::IntDirs { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Implemented, "IOPS cap per direction.")
         .apply(|o, v| {
             if let Value::IntDirs(d) = v { for (i, x) in d.iter().enumerate() { if let Some(x) = x { o.rate_iops[i] = *x as u32; } } }
             Ok(())
         }),
-    opt("rate_iops_min", Kind::IntDirs { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Refused, "Least IOPS per direction; the job fails below it.")
+    opt("rate_iops_min", Kind::IntDirs { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Implemented, "Least IOPS per direction; the job fails below it.")
         .parent("rate_iops")
         .apply(|o, v| {
             if let Value::IntDirs(d) = v { for (i, x) in d.iter().enumerate() { if let Some(x) = x { o.rate_iops_min[i] = *x as u32; } } }
             Ok(())
         }),
-    opt("rate_process", Kind::Choice { choices: &[Choice { name: "linear", canon: "linear", help: "" }, Choice { name: "poisson", canon: "poisson", help: "" }], postfix: false }, Category::Rate, Support::Ignored, "How rated I/O is spaced (`linear`, `poisson`); has effect only with a rate.")
+    opt("rate_process", Kind::Choice { choices: &[Choice { name: "linear", canon: "linear", help: "" }, Choice { name: "poisson", canon: "poisson", help: "" }], postfix: false }, Category::Rate, Support::Implemented, "How rated I/O is spaced (`linear`, `poisson`); has effect only with a rate.")
         .def("linear")
-        .parent("rate"),
-    opt("rate_cycle", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Ignored, "Averaging window of `rate_min` (ms); has effect only with a rate.")
+        .parent("rate")
+        .apply(|o, v| {
+            o.pacing.poisson = v.as_text() == "poisson";
+            Ok(())
+        }),
+    opt("rate_cycle", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Implemented, "Averaging window of `rate_min` (ms); has effect only with a rate.")
         .alias(&["ratecycle"])
         .def("1000")
-        .parent("rate"),
-    opt("rate_ignore_thinktime", Kind::Bool, Category::Rate, Support::Ignored, "Rate without counting think time; has effect only with a rate.")
-        .parent("rate"),
-    opt("max_latency", Kind::TimeDirs { seconds: false }, Category::Rate, Support::Refused, "Fail the job when an I/O takes longer than this (microseconds by default)."),
-    opt("latency_target", Kind::Time { seconds: false }, Category::Rate, Support::Refused, "Find the largest queue depth that keeps latency under this target."),
-    opt("latency_window", Kind::Time { seconds: false }, Category::Rate, Support::Ignored, "Window of `latency_target`; has effect only with it."),
-    opt("latency_percentile", Kind::FloatList { max_len: 1, min: 0.0, max: 100.0 }, Category::Rate, Support::Ignored, "Share of I/Os that must meet `latency_target`; has effect only with it.")
-        .def("100"),
-    opt("latency_run", Kind::Bool, Category::Rate, Support::Ignored, "Keep adjusting the depth for `latency_target`; has effect only with it.")
-        .def("0"),
+        .parent("rate")
+        .apply(|o, v| {
+            o.pacing.rate_cycle_ms = v.as_u32().into();
+            Ok(())
+        }),
+    opt("rate_ignore_thinktime", Kind::Bool, Category::Rate, Support::Implemented, "Rate without counting think time; has effect only with a rate.")
+        .parent("rate")
+        .apply(|o, v| {
+            o.pacing.rate_ignore_thinktime = v.as_bool();
+            Ok(())
+        }),
+    opt("max_latency", Kind::TimeDirs { seconds: false }, Category::Rate, Support::Implemented, "Fail the job when an I/O takes longer than this (microseconds by default).")
+        .apply(|o, v| {
+            set_dirs(&mut o.pacing.max_latency_us, v);
+            Ok(())
+        }),
+    opt("latency_target", Kind::Time { seconds: false }, Category::Rate, Support::Implemented, "Find the largest queue depth that keeps latency under this target.")
+        .apply(|o, v| {
+            o.pacing.latency_target_us = u64::try_from(v.as_time().as_micros()).unwrap_or(u64::MAX);
+            Ok(())
+        }),
+    opt("latency_window", Kind::Time { seconds: false }, Category::Rate, Support::Implemented, "Window of `latency_target`; has effect only with it.")
+        .apply(|o, v| {
+            o.pacing.latency_window_us = u64::try_from(v.as_time().as_micros()).unwrap_or(u64::MAX);
+            Ok(())
+        }),
+    opt("latency_percentile", Kind::FloatList { max_len: 1, min: 0.0, max: 100.0 }, Category::Rate, Support::Implemented, "Share of I/Os that must meet `latency_target`; has effect only with it.")
+        .def("100")
+        .apply(|o, v| {
+            if let Value::Floats(f, _) = v {
+                o.pacing.latency_percentile = f.first().copied().unwrap_or(100.0);
+            }
+            Ok(())
+        }),
+    opt("latency_run", Kind::Bool, Category::Rate, Support::Implemented, "Keep adjusting the depth for `latency_target`; has effect only with it.")
+        .def("0")
+        .apply(|o, v| {
+            o.pacing.latency_run = v.as_bool();
+            Ok(())
+        }),
     opt("invalidate", Kind::Bool, Category::Files, Support::Implemented, "Drop the files' page cache before the job.")
         .def("1")
         .apply(|o, v| {
@@ -1618,15 +1701,27 @@ pub static OPTIONS: &[OptionDef] = &[
         }),
     opt("hugepage-size", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Ignored, "Huge page size for `mem=shmhuge`/`mmaphuge`.")
         .def("4194304"),
-    opt("flow_id", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Ignored, "Flow group of `flow`; has effect only with `flow`.")
-        .def("0"),
-    opt("flow", Kind::Int { min: 0, max: 1000 }, Category::Rate, Support::Refused, "Weight of the job in flow control between jobs.")
+    opt("flow_id", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Implemented, "Flow group of `flow`; has effect only with `flow`.")
         .def("0")
-        .parent("flow_id"),
+        .apply(|o, v| {
+            o.pacing.flow_id = v.as_u32();
+            Ok(())
+        }),
+    opt("flow", Kind::Int { min: 0, max: 1000 }, Category::Rate, Support::Implemented, "Weight of the job in flow control between jobs.")
+        .def("0")
+        .parent("flow_id")
+        .apply(|o, v| {
+            o.pacing.flow = v.as_u32();
+            Ok(())
+        }),
     opt("flow_watermark", Kind::Deprecated, Category::Rate, Support::Ignored, "Deprecated in fio; no effect."),
-    opt("flow_sleep", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Ignored, "Sleep after being held back by flow control; has effect only with `flow`.")
+    opt("flow_sleep", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Implemented, "Sleep after being held back by flow control; has effect only with `flow`.")
         .def("0")
-        .parent("flow_id"),
+        .parent("flow_id")
+        .apply(|o, v| {
+            o.pacing.flow_sleep_us = v.as_u32().into();
+            Ok(())
+        }),
     opt("steadystate", Kind::Choice { choices: &[Choice { name: "iops", canon: "iops", help: "" }, Choice { name: "iops_slope", canon: "iops_slope", help: "" }, Choice { name: "bw", canon: "bw", help: "" }, Choice { name: "bw_slope", canon: "bw_slope", help: "" }], postfix: true }, Category::Time, Support::Ignored, "Steady-state criterion; has effect only with `steadystate_duration`.")
         .alias(&["ss"])
         .def("iops_slope:0.01%"),

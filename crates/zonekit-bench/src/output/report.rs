@@ -194,7 +194,7 @@ pub struct JobInfo {
     pub latency_target: u64,
     /// `latency_percentile`.
     pub latency_percentile: f64,
-    /// `latency_window`, ns.
+    /// `latency_window`, µs (as fio keeps it).
     pub latency_window: u64,
     /// `kb_base` (1024 or 1000): IEC or SI units first.
     pub kb_base: u32,

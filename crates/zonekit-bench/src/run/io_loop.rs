@@ -16,6 +16,8 @@
 //! the simulated clock.
 
 use crate::rng::Rng;
+use crate::run::iolog::IologWriter;
+use crate::run::pacing::{LatencyVerdict, PaceConfig, Pacer, TargetStep};
 use crate::stats::{Ddir as StatDdir, ThreadStats};
 use crate::verify::run::{JobVerify, ReadCheck};
 use crate::workload::{Dir, NextIo, Proposal, Workload, ZoneHooks};
@@ -105,6 +107,10 @@ pub struct LoopConfig {
     pub direct: bool,
     /// `zonemode=zbd` (fio's hint when the first write fails as a zoned device fails it).
     pub zbd: bool,
+    /// Rate caps, think time, latency limits and flows.
+    pub pacing: PaceConfig,
+    /// `write_iolog`: log every I/O as it is queued (fio's iolog version 3).
+    pub write_iolog: Option<std::path::PathBuf>,
 }
 
 /// How the loop ended.
@@ -121,6 +127,8 @@ pub struct LoopEnd {
     pub log: Vec<String>,
     /// The job's verification, handed back for its verify phase.
     pub verify: Option<Box<JobVerify>>,
+    /// The queue depth `latency_target` settled on (0: no target).
+    pub latency_depth: u32,
 }
 
 fn engine_ddir(d: Dir) -> Ddir {
@@ -221,6 +229,18 @@ struct Core<'a, C: Clock> {
     reset_result: Option<i32>,
     /// Data verification (`verify=`).
     verify: Option<Box<JobVerify>>,
+    /// The job's pacing, and whether it paces anything at all.
+    pacer: Pacer,
+    paced: bool,
+    /// The clock at the start of the loop: pacing counts from there (fio's `td->start`).
+    start_ns: u64,
+    /// Reads, writes and trims completed, ramp included (think time and the latency target
+    /// count them).
+    completed_rw: u64,
+    /// A completion over `latency_target` lowered the depth: drain before issuing more.
+    drain: bool,
+    /// `write_iolog`'s file, while the job runs.
+    iolog: Option<IologWriter>,
 }
 
 impl<C: Clock> Core<'_, C> {
@@ -232,6 +252,35 @@ impl<C: Clock> Core<'_, C> {
     /// The most completions one reap takes while the job runs.
     fn reap_max(&self) -> usize {
         self.cfg.batch_complete_max.max(self.cfg.batch_complete_min).max(1) as usize
+    }
+
+    /// Microseconds since the loop started (the pacing's time base).
+    fn now_us(&self) -> u64 {
+        self.now().saturating_sub(self.start_ns) / 1000
+    }
+
+    /// What a completion's latency means under `max_latency` / `latency_target`: fio's line and
+    /// `ETIMEDOUT` when over the limit.
+    fn check_latency(&mut self, io: &NextIo, lat_ns: u64) {
+        match self.pacer.latency(io.dir, lat_ns) {
+            LatencyVerdict::Fine => {}
+            LatencyVerdict::Quiesce => self.drain = true,
+            LatencyVerdict::Fatal(max) => {
+                if self.error.is_none() {
+                    let what = match io.dir {
+                        Dir::Read => "read",
+                        Dir::Write => "write",
+                        _ => "trim",
+                    };
+                    let file = self.cfg.file_names.get(io.file).cloned().unwrap_or_default();
+                    self.log.push(format!(
+                        "zonekit: latency of {lat_ns} nsec exceeds specified max ({max} nsec): {file} {what} {} {}",
+                        io.offset, io.len
+                    ));
+                    self.error = Some((libc::ETIMEDOUT, "file:io_u.c:1432, func=max latency exceeded".into()));
+                }
+            }
+        }
     }
 
     fn flush_progress(&mut self) {
@@ -366,6 +415,12 @@ impl<C: Clock> Core<'_, C> {
                 } else if !self.ramping {
                     self.stats.io_error(StatDdir::Read, libc::EILSEQ);
                 }
+            }
+        }
+        if self.paced && io.dir.index().is_some() {
+            self.completed_rw += 1;
+            if res >= 0 {
+                self.check_latency(&io, done.saturating_sub(start));
             }
         }
         if self.ramping {
@@ -554,6 +609,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             z.file.add_job(cfg.job_id);
         }
         let epoch_ns = clock.now_ns();
+        let pacer = Pacer::new(cfg.pacing.clone());
         JobLoop {
             core: Core {
                 engine,
@@ -576,6 +632,12 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 since_progress: 0,
                 reset_result: None,
                 verify: None,
+                paced: pacer.active(),
+                pacer,
+                start_ns: epoch_ns,
+                completed_rw: 0,
+                drain: false,
+                iolog: None,
                 cfg,
             },
             workload,
@@ -597,6 +659,19 @@ impl<'a, C: Clock> JobLoop<'a, C> {
     /// is terminated; every in-flight I/O is reaped before returning.
     pub async fn run(mut self) -> LoopEnd {
         let start = self.core.epoch_ns;
+        if let Some(path) = self.core.cfg.write_iolog.clone() {
+            match IologWriter::create(&path, &self.core.cfg.file_names, start) {
+                Ok(w) => self.core.iolog = Some(w),
+                Err(e) => {
+                    // fio's perror line, then its job error.
+                    let text = e.raw_os_error().and_then(|n| zonekit_core::Errno(n).description());
+                    self.core
+                        .log
+                        .push(format!("fopen write iolog: {}", text.map_or_else(|| e.to_string(), str::to_string)));
+                    self.core.error = Some((libc::EINVAL, "file:iolog.c:795, func=failed initializing iolog".into()));
+                }
+            }
+        }
         // Opening the files starts the first pass (fio's fio_file_reset at td_io_open_file).
         if self.workload.spec().write {
             let zones = self.core.zones.clone();
@@ -612,6 +687,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 // The completion time of one I/O is the clock reading of the next housekeeping.
                 let done = self.step_sync().await;
                 self.housekeeping(done, start);
+                if self.core.paced {
+                    self.pace_checks().await;
+                }
             }
         } else {
             loop {
@@ -634,7 +712,11 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     }
                     continue;
                 }
+                if self.core.paced {
+                    self.pace_checks().await;
+                }
                 let must_wait = self.core.free.is_empty()
+                    || self.at_depth_limit()
                     || !self.filling
                     || self.exhausted
                     || stop
@@ -660,6 +742,14 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             }
         }
         self.core.flush_progress();
+        if let Some(w) = self.core.iolog.take() {
+            let now = self.core.now();
+            if let Err(e) = w.finish(now) {
+                let path = self.core.cfg.write_iolog.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+                self.core.log.push(format!("zonekit: write_iolog {path}: {e}"));
+                self.core.error.get_or_insert((e.raw_os_error().unwrap_or(libc::EIO), "func=iolog write".into()));
+            }
+        }
         self.core.progress.state.store(3, Ordering::Relaxed);
         let c = &mut self.core;
         LoopEnd {
@@ -668,6 +758,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             error: c.error.take(),
             log: std::mem::take(&mut c.log),
             verify: c.verify.take(),
+            latency_depth: if c.pacer.config().latency_target_ns > 0 { c.pacer.depth_limit() } else { 0 },
         }
     }
 
@@ -751,7 +842,8 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
     }
 
-    /// The job's next I/O, placed by the zone policy of its file; `None` when the job is done.
+    /// The job's next I/O, placed by the zone policy of its file; `None` when the job is done
+    /// (or its runtime ran out while it waited for its rate or its flow).
     async fn next_io(&mut self) -> Option<Issue> {
         let issue = self.next_io_inner().await?;
         match &self.core.verify {
@@ -779,12 +871,40 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             return Some(Issue { io, zone: None, check: None });
         }
         let zones = self.core.zones.clone();
+        if self.core.paced && !self.flow_wait().await {
+            return None;
+        }
         loop {
-            let p: Proposal = if zones.iter().any(Option::is_some) {
-                self.workload.propose(Some(&Hooks(&zones)))?
-            } else {
-                self.workload.propose(None)?
+            let rated = self.core.paced && self.core.pacer.checks_rate();
+            let now_us = if rated { self.core.now_us() } else { 0 };
+            let mut until_us = 0;
+            let pacer = &self.core.pacer;
+            let mut steer = |d: Dir| {
+                if !rated {
+                    return d;
+                }
+                let w = pacer.rate_dir(d, now_us);
+                until_us = w.until_us;
+                w.dir
             };
+            let p: Proposal = if zones.iter().any(Option::is_some) {
+                self.workload.propose_steered(Some(&Hooks(&zones)), &mut steer)?
+            } else {
+                self.workload.propose_steered(None, &mut steer)?
+            };
+            if until_us > now_us && !self.rate_wait(until_us).await {
+                return None;
+            }
+            let due = self.workload.replay_due_us();
+            if due > 0 && due > self.core.now_us() {
+                // The log's pace (fio's iolog_delay), not past the runtime.
+                let end = self.deadline_us().map_or(due, |d| due.min(d));
+                self.pause_until(end, false).await;
+                if self.terminate.load(Ordering::Relaxed) || self.deadline_us().is_some_and(|d| self.core.now_us() >= d)
+                {
+                    return None;
+                }
+            }
             let zj = match zones.get(p.file) {
                 Some(Some(zj)) if p.dir.index().is_some() => zj,
                 _ => return Some(Issue { io: self.workload.accept(&p, p.offset, p.len), zone: None, check: None }),
@@ -852,9 +972,17 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
     }
 
-    fn count_issue(&mut self, dir: Dir) {
+    fn count_issue(&mut self, io: &NextIo) {
+        let (dir, len) = (io.dir, io.len);
         if let Some(v) = self.core.verify.as_mut() {
             v.issued(dir);
+        }
+        if let Some(w) = &mut self.core.iolog {
+            let now = self.core.clock.now_ns();
+            w.io(now, io.file, dir, io.offset, len);
+        }
+        if self.core.paced {
+            self.core.pacer.issued(dir, len);
         }
         if !self.core.ramping {
             match stat_ddir(dir) {
@@ -885,13 +1013,17 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         self.zone_queued(&issue, false, res);
         let done = at.unwrap_or_else(|| self.core.now());
         self.first_io_hints(&io, res);
-        self.count_issue(io.dir);
+        self.count_issue(&io);
         if !self.core.ramping {
             self.core.stats.queued(1, 1);
             self.core.stats.submitted(1);
             self.core.stats.completed(1);
         }
         self.core.complete(0, io, i64::from(res), start, start, done);
+        if self.core.paced {
+            self.think(io.dir).await;
+            return self.core.now();
+        }
         done
     }
 
@@ -902,7 +1034,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         // housekeeping (deadline, ramp, samples, termination) between rounds.
         let mut budget = self.core.free.len();
         while let Some(&tag) = self.core.free.last() {
-            if budget == 0 || self.terminate.load(Ordering::Relaxed) {
+            if budget == 0 || self.terminate.load(Ordering::Relaxed) || self.at_depth_limit() {
                 return;
             }
             budget -= 1;
@@ -931,7 +1063,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     c.pending.push(tag);
                     c.batch_queued += 1;
                     c.inflight += 1;
-                    self.count_issue(io.dir);
+                    self.count_issue(&io);
                     if self.core.batch_queued as usize >= batch {
                         self.core.commit();
                     }
@@ -940,7 +1072,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     self.zone_queued(&issue, false, res);
                     let done = self.core.now();
                     self.first_io_hints(&io, res);
-                    self.count_issue(io.dir);
+                    self.count_issue(&io);
                     if !self.core.ramping {
                         self.core.stats.queued(self.core.inflight + 1, 1);
                     }
@@ -965,8 +1097,144 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     return;
                 }
             }
-            if self.core.error.is_some() {
+            if self.core.paced {
+                self.think(io.dir).await;
+            }
+            if self.core.error.is_some() || self.at_depth_limit() {
                 return;
+            }
+        }
+    }
+
+    /// The latency target holds the queue at a lower depth than `iodepth` (fio's `queue_full`).
+    fn at_depth_limit(&self) -> bool {
+        self.core.paced && self.core.inflight >= self.core.pacer.depth_limit()
+    }
+
+    /// Sleep on the job's clock until `until_us` (µs since the loop started), in steps that
+    /// notice a termination; the busy part of a think time spins on a real clock.
+    /// The time paused counts in the job's runtime, as fio's does (a rated job that waits out
+    /// its runtime reports the whole runtime).
+    async fn pause_until(&mut self, until_us: u64, spin: bool) {
+        self.pause(until_us, spin).await;
+        let now = self.core.now();
+        self.core.last_done = self.core.last_done.max(now);
+    }
+
+    async fn pause(&mut self, until_us: u64, spin: bool) {
+        let until = self.core.start_ns.saturating_add(until_us.saturating_mul(1000));
+        if spin && self.core.clock.as_real().is_some() {
+            while self.core.now() < until && !self.terminate.load(Ordering::Relaxed) {
+                std::hint::spin_loop();
+            }
+            return;
+        }
+        loop {
+            let now = self.core.now();
+            if now >= until || self.terminate.load(Ordering::Relaxed) {
+                return;
+            }
+            self.core.clock.sleep_until(until.min(now + 100_000_000)).await;
+        }
+    }
+
+    /// The deadline (`runtime`) in µs since the loop started, if any.
+    fn deadline_us(&self) -> Option<u64> {
+        self.core.cfg.deadline.map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+    }
+
+    /// fio's `rate_ddir` wait: drain what is in flight, then sleep until the rate allows the next
+    /// I/O, but not past the runtime. False when the job must end (runtime over, terminated).
+    async fn rate_wait(&mut self, until_us: u64) -> bool {
+        self.core.quiesce().await;
+        let deadline = self.deadline_us();
+        self.pause_until(deadline.map_or(until_us, |d| until_us.min(d)), false).await;
+        let now = self.core.now_us();
+        !(self.terminate.load(Ordering::Relaxed) || deadline.is_some_and(|d| now >= d))
+    }
+
+    /// fio's `flow_threshold_exceeded` before each I/O: while the job is ahead of its share of
+    /// its flow group, wait `flow_sleep` (draining first, as fio does when it sleeps or in zone
+    /// mode). False when the job must end meanwhile.
+    async fn flow_wait(&mut self) -> bool {
+        while self.core.pacer.flow_held() {
+            let sleep = self.core.pacer.flow_sleep_us();
+            if sleep > 0 || self.core.cfg.zbd {
+                self.core.quiesce().await;
+            }
+            // Even without flow_sleep, let time pass (the other jobs of a simulated run move on).
+            let now = self.core.now_us();
+            self.pause_until(now.saturating_add(sleep.max(1)), false).await;
+            let now = self.core.now_us();
+            if self.terminate.load(Ordering::Relaxed) || self.deadline_us().is_some_and(|d| now >= d) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// fio's `handle_thinktime` after an I/O in `dir`: when due, drain, spin `thinktime_spin`,
+    /// sleep the rest of `thinktime` (not past the runtime).
+    async fn think(&mut self, dir: Dir) {
+        if dir.index().is_none() || self.core.pacer.think_us() == 0 {
+            return;
+        }
+        let issued: u64 = self.workload.issued().iter().sum();
+        let completed = self.core.completed_rw;
+        let t0 = self.core.now_us();
+        if !self.core.pacer.think_due(issued, completed, t0) {
+            return;
+        }
+        self.core.quiesce().await;
+        let start = self.core.now_us();
+        let spin = self.core.pacer.think_spin_us();
+        let end = start.saturating_add(self.core.pacer.think_us());
+        let end = self.deadline_us().map_or(end, |d| end.min(d.max(start)));
+        self.pause_until(start.saturating_add(spin).min(end), true).await;
+        self.pause_until(end, false).await;
+        let total = self.core.now_us().saturating_sub(start);
+        self.core.pacer.thought(dir, total, issued, completed, t0);
+    }
+
+    /// After each round of I/O: fio's `check_min_rate` (a shortfall ends the job with `EIO`
+    /// and fio's line), then the latency target's window check.
+    async fn pace_checks(&mut self) {
+        if !self.core.paced || self.core.ramping {
+            return;
+        }
+        if self.core.drain {
+            self.core.drain = false;
+            self.core.quiesce().await;
+            let (now, ios) = (self.core.now_us(), self.core.completed_rw);
+            self.core.pacer.new_window(now, ios);
+        }
+        let c = &mut self.core;
+        if c.pacer.checks_rate() {
+            let bytes = c.stats.io_bytes();
+            if bytes.iter().any(|&b| b > 0) {
+                let now = c.now_us();
+                if let Some(line) = c.pacer.check_min_rate(now, bytes, c.stats.io_blocks()) {
+                    c.log.push(line);
+                    c.error.get_or_insert((libc::EIO, "file:backend.c:1131, func=check_min_rate".into()));
+                }
+            }
+        }
+        if c.pacer.config().latency_target_ns > 0 {
+            let (now, ios) = (c.now_us(), c.completed_rw);
+            match c.pacer.target_check(now, ios) {
+                TargetStep::None => {}
+                TargetStep::Quiesce => self.core.quiesce().await,
+                TargetStep::FinalRun => {
+                    // fio resets every statistic and runs one more window at the depth found.
+                    self.core.quiesce().await;
+                    let c = &mut self.core;
+                    c.epoch_ns = c.now();
+                    *c.stats = ThreadStats::new(c.stats.config());
+                    self.next_tick = 0;
+                    let (now, ios) = (self.core.now_us(), self.core.completed_rw);
+                    self.core.pacer.new_window(now, ios);
+                }
+                TargetStep::Done => self.exhausted = true,
             }
         }
     }
@@ -1083,6 +1351,8 @@ mod tests {
             job_id: 0,
             direct: false,
             zbd: false,
+            pacing: PaceConfig::default(),
+            write_iolog: None,
         }
     }
 

@@ -74,6 +74,8 @@ pub struct SetupCtx {
     pub devices: Devices,
     /// Zone mode.
     pub zbd: ZbdRun,
+    /// The flow groups (`flow_id`) of the run's jobs.
+    pub flows: crate::run::pacing::Flows,
 }
 
 /// A clone after its setup, ready to run on its thread.
@@ -94,6 +96,8 @@ pub struct Prepared {
     queues: Vec<Option<Arc<DeviceQueue>>>,
     /// The state a writing job saved (`verify_state_load`).
     vstate: Option<Arc<VerifyState>>,
+    /// The clone's flow group (`flow`).
+    flow: Option<Arc<crate::run::pacing::Flow>>,
 }
 
 impl Prepared {
@@ -412,7 +416,8 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
             Err(e) => return Err(Box::new(setup_failed(&run, e, note))),
         }
     }
-    Ok(Prepared { run, opts: Arc::new(opts), seed, files, devices, zones, setup_resets, queues: Vec::new(), vstate })
+    let flow = ctx.flows.join(opts.pacing.flow_id, opts.pacing.flow);
+    Ok(Prepared { run, opts: Arc::new(opts), seed, files, devices, zones, setup_resets, queues: Vec::new(), vstate, flow })
 }
 
 /// Reads `local-<job>-<index>-verify.state`; the error is fio's lines.
@@ -559,7 +564,7 @@ pub async fn run_prepared<C: Clock>(
     progress: Arc<Progress>,
     _note: NoteSink,
 ) -> JobOutcome {
-    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, vstate } = p;
+    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, vstate, flow } = p;
     let started = SystemTime::now();
     progress.pid.store(u64::from(crate::sys::gettid()), Ordering::Relaxed);
     let on_devices = devices.iter().any(Option::is_some);
@@ -681,6 +686,7 @@ pub async fn run_prepared<C: Clock>(
     }
     let mut loop_cfg = sizing::loop_config(&opts, &files, seed);
     loop_cfg.job_id = run.thread_number - 1;
+    loop_cfg.pacing.flow = flow.map(|f| (f, opts.pacing.flow));
     let ru0 = thread_rusage().unwrap_or_default();
     let t0 = clock.now_ns();
     let started = SystemTime::now();
@@ -702,7 +708,7 @@ pub async fn run_prepared<C: Clock>(
     let mut phase_runtime: Option<(u64, u64)> = None;
     let mut log: Vec<String> = Vec::new();
     let mut epoch: Option<u64> = None;
-    let mut end = LoopEnd { io_runtime_ns: 0, epoch_ns: t0, error: None, log: Vec::new(), verify: jv.take() };
+    let mut end = LoopEnd { io_runtime_ns: 0, epoch_ns: t0, error: None, log: Vec::new(), verify: jv.take(), latency_depth: 0 };
     let mut writes_before = 0;
     for round in 0..rounds {
         let phase_start = clock.now_ns();
@@ -716,7 +722,7 @@ pub async fn run_prepared<C: Clock>(
                     stats.issued(crate::stats::Ddir::Write);
                 }
             }
-            LoopEnd { io_runtime_ns: 0, epoch_ns: phase_start, error: None, log: Vec::new(), verify: Some(v) }
+            LoopEnd { io_runtime_ns: 0, epoch_ns: phase_start, error: None, log: Vec::new(), verify: Some(v), latency_depth: 0 }
         } else {
             if round > 0 {
                 workload = Workload::new(wspec_loop.clone());
@@ -828,6 +834,7 @@ pub async fn run_prepared<C: Clock>(
         js.runtime_ms[1] = if js.io_bytes[1] > 0 { (write_ns / 1000).div_ceil(1000) } else { 0 };
         js.runtime_ms[0] = if js.io_bytes[0] > 0 { (read_ns / 1000).div_ceil(1000) } else { 0 };
     }
+    js.latency_depth = end.latency_depth;
     if let Some((errno, _)) = &error
         && js.error == 0
     {

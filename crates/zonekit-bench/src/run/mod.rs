@@ -11,7 +11,9 @@
 
 pub mod executor;
 pub mod io_loop;
+pub mod iolog;
 pub mod job_thread;
+pub mod pacing;
 pub mod sim;
 pub mod sizing;
 
@@ -507,7 +509,10 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], elapsed_sec: i64) -> Vec<
             continue_on_error: opts.continue_on_error.read
                 || opts.continue_on_error.write
                 || opts.continue_on_error.verify,
-            latency_depth: opts.iodepth,
+            latency_depth: if e.stats.latency_depth > 0 { e.stats.latency_depth } else { opts.iodepth },
+            latency_target: opts.pacing.latency_target_us.saturating_mul(1000),
+            latency_window: opts.pacing.latency_window_us,
+            latency_percentile: opts.pacing.latency_percentile,
             kb_base: opts.kb_base,
             unit_bits: opts.unit_base == 1,
             sig_figs: opts.significant_figures,
@@ -538,6 +543,72 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], elapsed_sec: i64) -> Vec<
     }
     flush(&mut merged, &mut reports);
     reports
+}
+
+/// Read the log of every job with `read_iolog` before anything runs: the job then works on the
+/// log's files (or `replay_redirect`), in the log's directions, with buffers for its largest
+/// I/O, and replays its I/Os in order. A log that cannot be read, is corrupt or truncated, or is
+/// a blktrace file is one line (exit code 2).
+fn read_iologs(jobs: &[BenchJob]) -> Result<Vec<BenchJob>, String> {
+    use crate::options::job::{RwMode, SizeSpec};
+    let mut out = Vec::with_capacity(jobs.len());
+    for j in jobs {
+        let Some(path) = j.opts.replay.read_iolog.clone() else {
+            out.push(j.clone());
+            continue;
+        };
+        let what = format!("job {}: read_iolog={}", j.name, crate::error::one_line(&path));
+        let data = std::fs::read(&path).map_err(|e| {
+            let text = e.raw_os_error().and_then(|n| zonekit_core::Errno(n).description());
+            format!("{what}: {}", text.map_or_else(|| e.to_string(), str::to_string))
+        })?;
+        let r = &j.opts.replay;
+        let rules = crate::run::iolog::ReplayRules {
+            no_stall: r.no_stall,
+            redirect: r.redirect.as_deref(),
+            scale: r.scale,
+            align: r.align,
+            time_scale: r.time_scale,
+            skip: r.skip,
+        };
+        let log = crate::run::iolog::parse_iolog(&data, &rules).map_err(|why| format!("{what}: {why}"))?;
+        let mut o = (*j.opts).clone();
+        let has = |d: Dir| log.ios.iter().any(|io| io.dir == d);
+        use crate::workload::Dir;
+        o.rw = match (has(Dir::Read), has(Dir::Write), has(Dir::Trim)) {
+            (true, true, _) => RwMode::RandRw,
+            (true, false, false) => RwMode::RandRead,
+            (false, true, false) => RwMode::RandWrite,
+            (false, false, true) => RwMode::RandTrim,
+            (true, false, true) | (false, true, true) => RwMode::RandRw,
+            (false, false, false) => RwMode::RandRead,
+        };
+        for d in 0..3 {
+            if log.max_len[d] > 0 {
+                o.bs[d] = log.max_len[d];
+                o.min_bs[d] = log.max_len[d];
+                o.max_bs[d] = log.max_len[d];
+                o.blockalign[d] = 1;
+            }
+        }
+        let end = log.file_end.iter().copied().max().unwrap_or(0).max(1);
+        o.filename = Some(log.files.iter().map(|f| f.replace(':', "\\:")).collect::<Vec<_>>().join(":"));
+        o.directory = None;
+        o.nrfiles = u32::try_from(log.files.len()).unwrap_or(u32::MAX);
+        o.openfiles = o.nrfiles;
+        o.filesize = Some((end, end));
+        o.size = Some(SizeSpec::Bytes(end.saturating_mul(u64::from(o.nrfiles))));
+        o.offset = SizeSpec::Bytes(0);
+        o.io_size = None;
+        o.time_based = false;
+        o.loops = 1;
+        o.fsync = 0;
+        o.fdatasync = 0;
+        o.norandommap = true;
+        o.replay.parsed = Some(Arc::new(log));
+        out.push(BenchJob { opts: Arc::new(o), ..j.clone() });
+    }
+    Ok(out)
 }
 
 /// The files each job names, opening zonekit's devices (once each); the first job whose targets
@@ -657,6 +728,14 @@ pub fn execute(
 ) -> RunResult {
     // The real clock's calibration (20 ms on the TSC) happens here, before any job's time starts.
     zonekit_blk::clock::calibrate();
+    let replayed = match read_iologs(jobs) {
+        Ok(v) => v,
+        Err(msg) => {
+            let _ = writeln!(err, "zonekit: {msg}");
+            return RunResult { exit_code: 2 };
+        }
+    };
+    let jobs = &replayed[..];
     let mut ctx = SetupCtx::default();
     if let Err((msg, code)) = check_targets(jobs, &mut ctx.devices) {
         let _ = writeln!(err, "zonekit: {msg}");

@@ -206,6 +206,7 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
             total
         },
         keep_done_files: !opts.time_based && opts.loops <= 1 && !opts.do_verify,
+        replay: opts.replay.parsed.clone(),
     }
 }
 
@@ -273,6 +274,8 @@ pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopC
         job_id: 0,
         direct: opts.direct,
         zbd: opts.zonemode == crate::options::job::ZoneMode::Zbd,
+        pacing: crate::run::pacing::PaceConfig::new(opts, seed, None),
+        write_iolog: opts.write_iolog.as_ref().map(PathBuf::from),
     }
 }
 

@@ -248,6 +248,9 @@ pub struct JobStats {
     pub slat_percentiles: bool,
     /// The job's percentile list.
     pub percentile_list: PercentileList,
+    /// The queue depth `latency_target` settled on (0: the job had no target; fio reports
+    /// `iodepth` then).
+    pub latency_depth: u32,
 }
 
 impl JobStats {
@@ -290,6 +293,7 @@ impl JobStats {
             lat_percentiles: cfg.lat_percentiles,
             slat_percentiles: cfg.slat_percentiles,
             percentile_list: cfg.percentile_list.clone(),
+            latency_depth: 0,
         }
     }
 
