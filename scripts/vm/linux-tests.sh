@@ -211,16 +211,17 @@ zonefs_check() {
     bad() { echo "linux-tests: zonefs: FAIL: $*"; zf_fail=1; }
     ok() { echo "linux-tests: zonefs: ok: $*"; }
     modprobe zonefs || { bad "modprobe zonefs"; return 1; }
-    # 16 zones of 4 MiB: zone 0 (the superblock) and zone 1 (cnv/0) conventional, seq/0..13.
+    # 16 zones of 1 MiB (small files to read back): zone 0 (the superblock) and zone 1 (cnv/0)
+    # conventional, seq/0..13.
     nb=/sys/kernel/config/nullb/zkfs
     mkdir "$nb" || { bad "mkdir $nb"; return 1; }
-    for kv in size=64 blocksize=512 memory_backed=1 zoned=1 zone_size=4 zone_nr_conv=2 \
+    for kv in size=16 blocksize=512 memory_backed=1 zoned=1 zone_size=1 zone_nr_conv=2 \
               zone_max_open=4 zone_max_active=8 power=1; do
         echo "${kv#*=}" > "$nb/${kv%%=*}" || { bad "zkfs: setting $kv"; return 1; }
     done
     [ -b $dev ] || { bad "$dev did not appear"; return 1; }
     mkdir -p $m $t
-    zs=8192
+    zs=2048
     dd if=/dev/urandom of=$t/data bs=4096 count=6 2>/dev/null
     $zk mkfs $dev --label zonekit-vm --uid 1000 --gid 100 --perm 600 > $t/mkfs.out ||
         { cat $t/mkfs.out; bad "zonekit mkfs $dev"; return 1; }
@@ -246,18 +247,18 @@ zonefs_check() {
             w if=$t/data of=$m/seq/1 skip=5 count=1 oflag=direct || bad "kernel: write, truncate 0, write seq/1"
         dd if=$t/data of=$t/seq.1.want bs=4096 skip=5 count=1 2>/dev/null
         # seq/2: 8 KiB, truncated to the capacity (a zone finish): the rest reads as zeros.
-        w if=$t/data of=$m/seq/2 count=2 oflag=direct && truncate -s 4194304 $m/seq/2 ||
+        w if=$t/data of=$m/seq/2 count=2 oflag=direct && truncate -s 1048576 $m/seq/2 ||
             bad "kernel: write, truncate to the capacity seq/2"
-        { dd if=$t/data bs=4096 count=2; dd if=/dev/zero bs=4096 count=1022; } > $t/seq.2.want 2>/dev/null
+        { dd if=$t/data bs=4096 count=2; dd if=/dev/zero bs=4096 count=254; } > $t/seq.2.want 2>/dev/null
         # seq/3: a write that breaks the rules (not at the end of the file) changes nothing.
         /bin/dd if=$t/data of=$m/seq/3 bs=4096 seek=1 count=1 oflag=direct conv=notrunc 2>/dev/null &&
             bad "kernel: a write ahead of seq/3's end succeeded"
         # cnv/0: a buffered 4 KiB write at 8 KiB.
         w if=$t/data of=$m/cnv/0 skip=3 seek=2 count=1 || bad "kernel: write to cnv/0"
-        { dd if=/dev/zero bs=4096 count=2; dd if=$t/data bs=4096 skip=3 count=1; dd if=/dev/zero bs=4096 count=1021; } \
+        { dd if=/dev/zero bs=4096 count=2; dd if=$t/data bs=4096 skip=3 count=1; dd if=/dev/zero bs=4096 count=253; } \
             > $t/cnv.0.want 2>/dev/null
         files="cnv/0 seq/0 seq/1 seq/2 seq/4"
-        [ $zf_fail = 1 ] || ok "the kernel appended to seq/0, truncated seq/1 to 0 and seq/2 to 4 MiB, refused a write ahead of seq/3's end, wrote cnv/0"
+        [ $zf_fail = 1 ] || ok "the kernel appended to seq/0, truncated seq/1 to 0 and seq/2 to 1 MiB, refused a write ahead of seq/3's end, wrote cnv/0"
     else
         echo "linux-tests: zonefs: kernel $(uname -r): no writes through the kernel (its zone appends to null_blk fail)"
     fi
