@@ -35,8 +35,8 @@ for kernel in 6.1 6.12; do
     t0=$(date +%s)
     echo "== VM lane: Linux $kernel"
     rc=0
-    ZONEKIT_VM_TIMEOUT=${ZONEKIT_VM_TIMEOUT:-900} scripts/vm/run.sh --kernel "$kernel" --nvme-zns \
-        "${bins[@]}" --bin "$target/debug/zonekit" scripts/vm/linux-tests.sh || rc=$?
+    ZONEKIT_VM_TIMEOUT=${ZONEKIT_VM_TIMEOUT:-900} scripts/vm/run.sh --kernel "$kernel" --nvme-zns --module zonefs \
+        "${bins[@]}" --bin "$target/debug/zonekit" --bin "$(command -v dd)" scripts/vm/linux-tests.sh || rc=$?
     echo "== VM lane: Linux $kernel: exit status $rc in $(($(date +%s) - t0)) s"
     [[ $rc -eq 0 ]] || lanes_rc=$rc
 done
