@@ -417,7 +417,18 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         }
     }
     let flow = ctx.flows.join(opts.pacing.flow_id, opts.pacing.flow);
-    Ok(Prepared { run, opts: Arc::new(opts), seed, files, devices, zones, setup_resets, queues: Vec::new(), vstate, flow })
+    Ok(Prepared {
+        run,
+        opts: Arc::new(opts),
+        seed,
+        files,
+        devices,
+        zones,
+        setup_resets,
+        queues: Vec::new(),
+        vstate,
+        flow,
+    })
 }
 
 /// Reads `local-<job>-<index>-verify.state`; the error is fio's lines.
@@ -708,7 +719,8 @@ pub async fn run_prepared<C: Clock>(
     let mut phase_runtime: Option<(u64, u64)> = None;
     let mut log: Vec<String> = Vec::new();
     let mut epoch: Option<u64> = None;
-    let mut end = LoopEnd { io_runtime_ns: 0, epoch_ns: t0, error: None, log: Vec::new(), verify: jv.take(), latency_depth: 0 };
+    let mut end =
+        LoopEnd { io_runtime_ns: 0, epoch_ns: t0, error: None, log: Vec::new(), verify: jv.take(), latency_depth: 0 };
     let mut writes_before = 0;
     for round in 0..rounds {
         let phase_start = clock.now_ns();
@@ -722,7 +734,14 @@ pub async fn run_prepared<C: Clock>(
                     stats.issued(crate::stats::Ddir::Write);
                 }
             }
-            LoopEnd { io_runtime_ns: 0, epoch_ns: phase_start, error: None, log: Vec::new(), verify: Some(v), latency_depth: 0 }
+            LoopEnd {
+                io_runtime_ns: 0,
+                epoch_ns: phase_start,
+                error: None,
+                log: Vec::new(),
+                verify: Some(v),
+                latency_depth: 0,
+            }
         } else {
             if round > 0 {
                 workload = Workload::new(wspec_loop.clone());
