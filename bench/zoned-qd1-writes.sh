@@ -7,6 +7,7 @@
 #
 #   bench/zoned-qd1-writes.sh            # both tables, about 40 s
 #   RUNTIME=10 bench/zoned-qd1-writes.sh # shorter runs
+#   bench/zoned-qd1-writes.sh --plot DIR # also DIR/TABLE.png: zonekit's figures beside the commit's
 #   TABLES=seq_write PARAMS="cache_bytes=8388608 write_settle_ns=300000" bench/zoned-qd1-writes.sh
 #       # one table, on a device made for each cell from the profile with some model parameters
 #       # changed (the fit of docs/models.md is made this way)
@@ -14,6 +15,12 @@
 # Prints, per table, our baseline and qd1 figures beside the commit's with the error of each
 # cell, then one plain line per cell for scripts: `TABLE X BASELINE_MBPS QD1_MBPS`.
 set -euo pipefail
+plot_dir=
+if [[ ${1:-} == --plot ]]; then
+    [[ -n ${2:-} ]] || { echo "--plot needs a directory" >&2; exit 2; }
+    plot_dir=$(realpath -m "$2")
+    mkdir -p "$plot_dir"
+fi
 cd "$(dirname "$0")/.."
 
 csv=${CSV:-bench/zoned-qd1-writes.csv}
@@ -74,6 +81,7 @@ random_cell() { # ZONES MODE
 }
 
 plain=()
+rows=()
 table() { # NAME X_NAME CELL_FUNCTION
     local name=$1 xname=$2 fn=$3
     printf '\n%s (%s runs of %s s after a %s s ramp, simulated%s)\n' "$name" "$dev" "$runtime" "$ramp" \
@@ -87,6 +95,7 @@ table() { # NAME X_NAME CELL_FUNCTION
         printf '%8s | %9s %9s %6.1f%% | %9s %9s %6.1f%%\n' "$x" "$b" "$base" \
             "$(python3 -c "print(100*($b-$base)/$base)")" "$q" "$qd1" "$(python3 -c "print(100*($q-$qd1)/$qd1)")"
         plain+=("$name $x $b $q")
+        rows+=("$name,$xname,$x,$b,$q,$base,$qd1")
     done < <(grep -v '^#' "$csv")
 }
 
@@ -99,3 +108,11 @@ for t in $tables; do
 done
 echo
 printf '%s\n' "${plain[@]}"
+if [[ -n $plot_dir ]]; then
+    for t in $tables; do
+        { echo "table,x_name,x,zonekit baseline,zonekit zoned_qd1_writes,commit baseline,commit zoned_qd1_writes"
+          printf '%s\n' "${rows[@]}" | grep "^$t,"; } >"$work/$t.csv"
+        "$zk" plot --table "$work/$t.csv" --title "$t: zonekit ($dev, simulated) vs Linux commit 1365b6904f" \
+            -o "$plot_dir/$t.png"
+    done
+fi

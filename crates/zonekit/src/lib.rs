@@ -49,6 +49,8 @@ enum Command {
     Mount(cmd::mount::MountArgs),
     /// A fio-compatible benchmark: fio's job files, command line and output formats
     /// (`zonekit bench --help` for the options, `zonekit bench --cmdhelp=OPT` for one).
+    /// With `--plot DIR` (zonekit's own option), the run's plots and the device's map are
+    /// written to DIR at the end (docs/plots.md).
     #[command(disable_help_flag = true, disable_version_flag = true)]
     Bench {
         /// fio's arguments: job files, `--name=JOB --rw=… --bs=…`, `--output-format=…`.
@@ -59,6 +61,13 @@ enum Command {
     Completions(cmd::shell::CompletionsArgs),
     /// Write the manual pages (zonekit.1 and one per subcommand) into a directory.
     Man(cmd::shell::ManArgs),
+    /// Plot a benchmark run: bandwidth, IOPS and latency over time, latency distribution (fio's
+    /// JSON and log files); several results side by side.
+    #[cfg(feature = "plot")]
+    Plot(cmd::plot::PlotArgs),
+    /// Draw a device's zones: one cell per zone, coloured by condition, filled to the write pointer.
+    #[cfg(feature = "plot")]
+    Map(cmd::plot::MapArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -141,15 +150,13 @@ fn dispatch(cli: Cli, out: &mut impl Write) -> CliResult {
         Command::Fs(FsCommand::Stats(a)) => cmd::mount::stats(&a, out),
         Command::Fs(FsCommand::Inject(a)) => cmd::mount::inject(&a),
         Command::Mount(a) => cmd::mount::run(&a),
-        Command::Bench { args } => {
-            let mut err = std::io::stderr();
-            match zonekit_bench::cli::main(&args, out, &mut err) {
-                0 => Ok(()),
-                code => Err(CliError::Exit(code)),
-            }
-        }
         Command::Completions(a) => cmd::shell::completions(&a, out),
         Command::Man(a) => cmd::shell::man(&a, out),
+        Command::Bench { args } => cmd::bench_plot::bench(args, out),
+        #[cfg(feature = "plot")]
+        Command::Plot(a) => cmd::plot::plot(&a, out),
+        #[cfg(feature = "plot")]
+        Command::Map(a) => cmd::plot::map(&a, out),
         Command::Zone(z) => match z {
             ZoneCommand::Report(a) => cmd::zone::report(&a, out),
             ZoneCommand::Reset(a) => cmd::zone::manage(ZoneOp::Reset, &a, out),

@@ -1,9 +1,12 @@
 //! One module per subcommand.
 
+pub mod bench_plot;
 pub mod dev;
 pub mod fs;
 pub mod mkfs;
 pub mod mount;
+#[cfg(feature = "plot")]
+pub mod plot;
 pub mod profiles;
 pub mod shell;
 pub mod zone;
