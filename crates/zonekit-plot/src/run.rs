@@ -13,6 +13,13 @@ pub const MAX_JOB_LINES: usize = 8;
 /// Windows of the latency-over-time panel.
 pub const LAT_WINDOWS: usize = 60;
 
+/// A line before it is a [`Series`]: job label, direction, points.
+type JobLine = (String, u8, Vec<(f64, f64)>);
+/// One latency window: mid time (s), p10, p50, p90, p99 (ns).
+pub type LatWindow = (f64, f64, f64, f64, f64);
+/// Builds one panel of a run, noting what is missing.
+type PanelFn<'a> = &'a dyn Fn(&RunInput, &mut Vec<String>) -> Panel;
+
 /// One run to plot.
 #[derive(Debug, Clone)]
 pub struct RunInput {
@@ -81,7 +88,7 @@ fn pct(v: &[u64], q: f64) -> f64 {
 /// direction when there are many (per time step of the first job's samples).
 fn rate_series(run: &RunInput, kind: LogKind, scale: f64) -> Vec<Series> {
     let logs: Vec<&Log> = run.logs.iter().filter(|l| l.kind == kind).collect();
-    let mut lines: Vec<(String, u8, Vec<(f64, f64)>)> = Vec::new();
+    let mut lines: Vec<JobLine> = Vec::new();
     for l in &logs {
         let mut by_dir: BTreeMap<u8, Vec<(f64, f64)>> = BTreeMap::new();
         if l.per_io() {
@@ -172,7 +179,7 @@ fn lat_logs(run: &RunInput) -> Vec<&Log> {
 
 /// Percentile bands of per-I/O latency in [`LAT_WINDOWS`] windows of the run, pooled over jobs,
 /// per direction: (direction, windows of (mid time s, p10, p50, p90, p99) in ns).
-pub fn lat_windows(logs: &[&Log]) -> Vec<(u8, Vec<(f64, f64, f64, f64, f64)>)> {
+pub fn lat_windows(logs: &[&Log]) -> Vec<(u8, Vec<LatWindow>)> {
     let t_end = logs.iter().flat_map(|l| l.samples.iter().map(|s| s.time_ms)).max().unwrap_or(0);
     let width = (t_end as f64 / LAT_WINDOWS as f64).max(1.0);
     let mut by: BTreeMap<u8, BTreeMap<u64, Vec<u64>>> = BTreeMap::new();
@@ -336,7 +343,7 @@ pub fn figure(runs: &[RunInput]) -> RunFigure {
         .max()
         .unwrap_or(0);
     let unit = lat_unit(max_lat as f64);
-    let rows: [&dyn Fn(&RunInput, &mut Vec<String>) -> Panel; 4] = [
+    let rows: [PanelFn; 4] = [
         &|r, notes| rate_panel(r, notes, LogKind::Bw),
         &|r, notes| rate_panel(r, notes, LogKind::Iops),
         &|r, notes| latency_panel(r, notes, unit),
