@@ -26,7 +26,7 @@ for mode in 0 1; do
 done
 "$zk" plot baseline.json baseline_{bw,iops,lat}.1.log zoned_qd1_writes.json zoned_qd1_writes_{bw,iops,lat}.1.log \
     -o "$out/plot-qd1-vs-baseline.png"
-"$zk" bench --name=plain --filename=@zbc-small --zonemode=zbd --rw=write --bs=64k --size=8M \
+"$zk" bench --name=plain --filename=@zbc-small --zonemode=zbd --direct=1 --rw=write --bs=64k --size=8M \
     --output-format=json >plain.json
 "$zk" plot plain.json -o "$out/plot-no-logs.png" 2>notes.txt || true
 cat notes.txt
