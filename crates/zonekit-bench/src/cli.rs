@@ -40,6 +40,7 @@ pub fn main(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Action::EngHelp(name) => enghelp(name.as_deref()),
         Action::ShowCmd => Ok(inv.showcmd.iter().map(|l| format!("{l}\n")).collect()),
         Action::ParseOnly => Ok(String::new()),
+        Action::InflateLog(path) => return inflate(path, out, err),
         Action::Run => {
             if let Err(e) = inv.check_runnable() {
                 let _ = writeln!(err, "zonekit: {e}");
@@ -56,6 +57,29 @@ pub fn main(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Err(e) => {
             let _ = writeln!(err, "zonekit: {e}");
             e.exit_code()
+        }
+    }
+}
+
+/// `--inflate-log=FILE`, as fio runs it: the text on stdout, exit code 0; a file that cannot
+/// be read or inflated is one line and exit code 1.
+fn inflate(path: &std::path::Path, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let data = match std::fs::read(path) {
+        Ok(d) => d,
+        Err(e) => {
+            let errno = zonekit_core::Errno(e.raw_os_error().unwrap_or(libc::EIO));
+            let _ = writeln!(err, "zonekit: {}: cannot read the log: {errno}", path.display());
+            return 1;
+        }
+    };
+    match crate::stats::log::inflate_log(&data) {
+        Ok(text) => {
+            let _ = out.write_all(text.as_bytes());
+            0
+        }
+        Err(why) => {
+            let _ = writeln!(err, "zonekit: {}: {why} (EILSEQ)", path.display());
+            1
         }
     }
 }

@@ -33,6 +33,9 @@ pub enum Action {
     CmdHelp(Option<String>),
     /// `--enghelp[=ENGINE[,OPT]]`: print [`enghelp`].
     EngHelp(Option<String>),
+    /// `--inflate-log=FILE`: print a `log_store_compressed` log as text
+    /// ([`crate::stats::log::inflate_log`]).
+    InflateLog(PathBuf),
 }
 
 /// The output formats of `--output-format` (several may be combined).
@@ -171,7 +174,7 @@ pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
     ("debug", Arg::Required, "accepted and ignored (fio's debug tracing), with a note"),
     ("parse-only", Arg::None, "parse and check, run nothing"),
     ("section", Arg::Required, "run only this job section (repeatable)"),
-    ("inflate-log", Arg::Required, "refused (fio's compressed-log tool)"),
+    ("inflate-log", Arg::Required, "print a compressed log (`log_store_compressed`, `.log.fz`) as text"),
     ("alloc-size", Arg::Required, "accepted and ignored (fio's shared-memory pool size)"),
     ("profile", Arg::Required, "refused (fio's built-in profiles)"),
     ("warnings-fatal", Arg::None, "accepted"),
@@ -601,8 +604,8 @@ fn run_option(
                 one_line(arg)
             )));
         }
-        "inflate-log"
-        | "cpuclock-test"
+        "inflate-log" => return Ok(Some(Action::InflateLog(PathBuf::from(arg)))),
+        "cpuclock-test"
         | "crctest"
         | "memcpytest"
         | "idle-prof"

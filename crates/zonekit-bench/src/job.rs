@@ -416,6 +416,14 @@ fn finalize(
     if o.rw.reads() {
         o.overwrite = true;
     }
+    if (o.log_unix_epoch || o.log_alternate_epoch)
+        && crate::sys::clock_ms(o.log_alternate_epoch_clock_id as i32).is_none()
+    {
+        conflict(
+            where_set("log_alternate_epoch_clock_id"),
+            format!("log_alternate_epoch_clock_id={}: not a clock of this system", o.log_alternate_epoch_clock_id),
+        );
+    }
     // Files: a filename list fixes nrfiles to its length.
     if let Some(f) = &o.filename {
         let n = o.filenames().len();

@@ -42,6 +42,15 @@ pub fn received() -> Option<i32> {
     }
 }
 
+/// The clock `id`'s reading (`clock_gettime`) in ms; None when the system has no such clock.
+pub fn clock_ms(id: i32) -> Option<u64> {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec for the call; an unknown id fails with EINVAL
+    // and writes nothing.
+    let r = unsafe { libc::clock_gettime(id as libc::clockid_t, &mut ts) };
+    (r == 0).then(|| ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000)
+}
+
 /// The calling thread's kernel id (what fio prints as `pid=` for `thread` jobs).
 pub fn gettid() -> u32 {
     // SAFETY: gettid has no arguments and cannot fail.

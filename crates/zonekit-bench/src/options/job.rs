@@ -549,6 +549,17 @@ pub struct JobOptions {
     pub per_job_logs: bool,
     /// `log_unix_epoch`: time stamps since the Unix epoch.
     pub log_unix_epoch: bool,
+    /// `log_alternate_epoch`: time stamps on the clock `log_alternate_epoch_clock_id`.
+    pub log_alternate_epoch: bool,
+    /// `log_alternate_epoch_clock_id`: the clock of `log_unix_epoch`/`log_alternate_epoch`
+    /// (a `clock_gettime` id; 0, `CLOCK_REALTIME`, by default).
+    pub log_alternate_epoch_clock_id: u32,
+    /// `log_hist_coarseness`: histogram log bins summed in groups of `2^N`.
+    pub log_hist_coarseness: u32,
+    /// `log_compression`: keep logs deflated in memory in chunks of this many bytes (0: not).
+    pub log_compression: u64,
+    /// `log_store_compressed`: write logs deflated (`.log.fz`).
+    pub log_store_compressed: bool,
 
     // ---- zones (zonemode itself comes later) ----
     /// `zonemode`.
@@ -815,6 +826,11 @@ impl Default for JobOptions {
             log_prio: false,
             per_job_logs: true,
             log_unix_epoch: false,
+            log_alternate_epoch: false,
+            log_alternate_epoch_clock_id: 0,
+            log_hist_coarseness: 0,
+            log_compression: 0,
+            log_store_compressed: false,
             zonemode: ZoneMode::None,
             zonesize: 0,
             zonecapacity: 0,

@@ -1474,48 +1474,68 @@ pub static OPTIONS: &[OptionDef] = &[
             o.log_avg_msec = v.as_u32();
             Ok(())
         }),
-    opt("log_hist_msec", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Logs, Support::Ignored, "Interval of histogram logs; has effect only with `write_hist_log`.")
+    opt("log_hist_msec", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Logs, Support::Implemented, "Interval of histogram logs (0: none); has effect only with `write_hist_log`.")
         .def("0")
         .apply(|o, v| {
             o.log_hist_msec = v.as_u32();
             Ok(())
         }),
-    opt("log_hist_coarseness", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Logs, Support::Ignored, "Bin merging of histogram logs; has effect only with `write_hist_log`.")
-        .def("0"),
-    opt("write_hist_log", Kind::OptText, Category::Logs, Support::Refused, "Write completion latency histogram logs.")
+    opt("log_hist_coarseness", Kind::Int { min: 0, max: 10 }, Category::Logs, Support::Implemented, "Histogram log bins summed in groups of 2^N (fio reads past its table above 10); has effect only with `write_hist_log`.")
+        .def("0")
+        .apply(|o, v| {
+            o.log_hist_coarseness = v.as_u32();
+            Ok(())
+        }),
+    opt("write_hist_log", Kind::OptText, Category::Logs, Support::Implemented, "Write completion latency histogram logs (`<prefix>_clat_hist.<n>.log`, every `log_hist_msec`).")
         .apply(|o, v| {
             o.write_hist_log = Some(v.as_text().to_string());
             Ok(())
         }),
-    opt("log_max_value", Kind::Bool, Category::Logs, Support::Refused, "Log the window's largest value instead of its mean.")
+    opt("log_max_value", Kind::Bool, Category::Logs, Support::Implemented, "Log the window's largest value instead of its mean.")
         .def("0")
         .apply(|o, v| {
             o.log_max_value = v.as_bool();
             Ok(())
         }),
-    opt("log_offset", Kind::Bool, Category::Logs, Support::Refused, "Add the I/O offset to each log entry.")
+    opt("log_offset", Kind::Bool, Category::Logs, Support::Implemented, "Add the I/O offset to each log entry.")
         .def("0")
         .apply(|o, v| {
             o.log_offset = v.as_bool();
             Ok(())
         }),
-    opt("log_prio", Kind::Bool, Category::Logs, Support::Refused, "Add the I/O priority to each log entry.")
+    opt("log_prio", Kind::Bool, Category::Logs, Support::Implemented, "Print the I/O priority in hex in each log entry (else whether it is real-time); zonekit issues I/O at priority 0.")
         .def("0")
         .apply(|o, v| {
             o.log_prio = v.as_bool();
             Ok(())
         }),
-    opt("log_compression", Kind::Int { min: 0, max: 536870912 }, Category::Logs, Support::Refused, "Compress logs in chunks of this size."),
+    opt("log_compression", Kind::Int { min: 0, max: 536870912 }, Category::Logs, Support::Implemented, "Keep logs zlib-compressed in memory, in chunks of this many bytes of samples.")
+        .apply(|o, v| {
+            o.log_compression = u64::from(v.as_u32());
+            Ok(())
+        }),
     opt("log_compression_cpus", Kind::Text, Category::Logs, Support::Ignored, "CPUs of log compression; has effect only with `log_compression`.")
         .parent("log_compression"),
-    opt("log_store_compressed", Kind::Bool, Category::Logs, Support::Refused, "Store compressed logs as they are."),
-    opt("log_unix_epoch", Kind::Bool, Category::Logs, Support::Refused, "Log time stamps since the Unix epoch.")
+    opt("log_store_compressed", Kind::Bool, Category::Logs, Support::Implemented, "Write logs compressed (`.log.fz`, fio's format; `zonekit bench --inflate-log` reads them).")
+        .apply(|o, v| {
+            o.log_store_compressed = v.as_bool();
+            Ok(())
+        }),
+    opt("log_unix_epoch", Kind::Bool, Category::Logs, Support::Implemented, "Log time stamps since the Unix epoch (ms; in simulated time, the run's start plus simulated time).")
         .apply(|o, v| {
             o.log_unix_epoch = v.as_bool();
             Ok(())
         }),
-    opt("log_alternate_epoch", Kind::Bool, Category::Logs, Support::Refused, "Log time stamps from another clock's epoch."),
-    opt("log_alternate_epoch_clock_id", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Logs, Support::Ignored, "Clock of `log_alternate_epoch`; has effect only with it."),
+    opt("log_alternate_epoch", Kind::Bool, Category::Logs, Support::Implemented, "Log time stamps on the clock `log_alternate_epoch_clock_id` (ms).")
+        .apply(|o, v| {
+            o.log_alternate_epoch = v.as_bool();
+            Ok(())
+        }),
+    opt("log_alternate_epoch_clock_id", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Logs, Support::Implemented, "The `clock_gettime` clock of `log_unix_epoch` and `log_alternate_epoch` (0: real time).")
+        .apply(|o, v| {
+            o.log_alternate_epoch_clock_id = v.as_u32();
+            Ok(())
+        }),
     opt("block_error_percentiles", Kind::Bool, Category::Stats, Support::Refused, "Histogram of trim block errors.")
         .def("0"),
     opt("bwavgtime", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Stats, Support::Implemented, "Bandwidth sample window in ms.")

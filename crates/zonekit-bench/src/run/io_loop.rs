@@ -131,6 +131,15 @@ pub struct LoopEnd {
     pub latency_depth: u32,
 }
 
+/// Starts the logs' time line at the epoch `epoch_ns` with `log_unix_epoch` or
+/// `log_alternate_epoch` (the clock's id was checked when the job was resolved).
+fn set_log_epoch<C: Clock>(stats: &mut ThreadStats, clock: &C, epoch_ns: u64) {
+    if let Some(id) = stats.config().log_alt_clock {
+        let sim = clock.as_real().is_none().then_some(epoch_ns);
+        stats.set_log_time_base(crate::stats::log::log_epoch_ms(id, sim).unwrap_or(0));
+    }
+}
+
 fn engine_ddir(d: Dir) -> Ddir {
     match d {
         Dir::Read => Ddir::Read,
@@ -610,6 +619,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
         let epoch_ns = clock.now_ns();
         let pacer = Pacer::new(cfg.pacing.clone());
+        set_log_epoch(stats, &clock, epoch_ns);
         JobLoop {
             core: Core {
                 engine,
@@ -789,6 +799,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             c.ramping = false;
             c.epoch_ns = now;
             *c.stats = ThreadStats::new(c.stats.config());
+            set_log_epoch(c.stats, &c.clock, now);
             self.next_tick = 0;
             c.progress.state.store(2, Ordering::Relaxed);
         }

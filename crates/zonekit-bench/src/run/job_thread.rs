@@ -518,6 +518,7 @@ fn log_prefix(opts: &JobOptions, kind: LogKind) -> String {
     let v = match kind {
         LogKind::Bw => &opts.write_bw_log,
         LogKind::Iops => &opts.write_iops_log,
+        LogKind::ClatHist => &opts.write_hist_log,
         _ => &opts.write_lat_log,
     };
     match v.as_deref() {
@@ -530,15 +531,20 @@ fn log_prefix(opts: &JobOptions, kind: LogKind) -> String {
 /// for each: `(option, path)`.
 pub fn log_paths(opts: &JobOptions, jobnum: u32) -> Vec<(&'static str, PathBuf)> {
     let stats = ThreadStats::new(&sizing::stats_config(opts));
+    let store = opts.log_store_compressed;
+    let hist = stats.hist_log().map(|_| LogKind::ClatHist);
     stats
         .logs()
-        .map(|l| {
-            let option = match l.kind() {
+        .map(|l| l.kind())
+        .chain(hist)
+        .map(|kind| {
+            let option = match kind {
                 LogKind::Bw => "write_bw_log",
                 LogKind::Iops => "write_iops_log",
+                LogKind::ClatHist => "write_hist_log",
                 _ => "write_lat_log",
             };
-            let name = log_file_name(&log_prefix(opts, l.kind()), l.kind(), jobnum + 1, opts.per_job_logs);
+            let name = log_file_name(&log_prefix(opts, kind), kind, jobnum + 1, opts.per_job_logs, store);
             (option, PathBuf::from(name))
         })
         .collect()
@@ -861,7 +867,7 @@ pub async fn run_prepared<C: Clock>(
     }
 
     // Logs, named after the option's value or the job.
-    if stats.logs().next().is_some() {
+    if stats.logs().next().is_some() || stats.hist_log().is_some() {
         let prefix = |kind: LogKind| log_prefix(&opts, kind);
         if let Err((path, e)) = stats.write_logs(std::path::Path::new("."), prefix, run.jobnum + 1, opts.per_job_logs) {
             error.get_or_insert((errno_of(&e), format!("{}: writing the log: {}", path.display(), os(&e))));

@@ -217,6 +217,9 @@ pub fn stats_config(opts: &JobOptions) -> StatsConfig {
             avg_msec: u64::from(opts.log_avg_msec),
             log_max: opts.log_max_value,
             log_offset: opts.log_offset,
+            log_prio: opts.log_prio,
+            compress_chunk: opts.log_compression,
+            store_compressed: opts.log_store_compressed,
         })
     };
     let mut cfg = StatsConfig {
@@ -233,6 +236,12 @@ pub fn stats_config(opts: &JobOptions) -> StatsConfig {
         bw_log: log(&opts.write_bw_log),
         iops_log: log(&opts.write_iops_log),
         lat_log: log(&opts.write_lat_log),
+        hist_log: opts
+            .write_hist_log
+            .as_ref()
+            .map(|_| (u64::from(opts.log_hist_msec), opts.log_hist_coarseness, opts.log_store_compressed)),
+        log_alt_clock: (opts.log_unix_epoch || opts.log_alternate_epoch)
+            .then_some(opts.log_alternate_epoch_clock_id as i32),
         min_bs: opts.min_bs,
         max_bs: opts.max_bs,
     };

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::hist::{PercentileList, PlatHistogram};
 use super::iostat::IoStat;
-use super::log::{IoLog, LogConfig, LogKind, log_file_name};
+use super::log::{HistLog, IoLog, LogConfig, LogKind, log_file_name};
 use crate::sys::Rusage;
 
 /// Data direction of a statistic (fio's `DDIR_READ`, `DDIR_WRITE`, `DDIR_TRIM`).
@@ -85,6 +85,12 @@ pub struct StatsConfig {
     pub iops_log: Option<LogConfig>,
     /// `write_lat_log`: keep slat, clat and lat logs.
     pub lat_log: Option<LogConfig>,
+    /// `write_hist_log`: keep a clat histogram log, `(log_hist_msec, log_hist_coarseness,
+    /// log_store_compressed)`.
+    pub hist_log: Option<(u64, u32, bool)>,
+    /// `log_unix_epoch`/`log_alternate_epoch`: log times start at this clock's reading at the
+    /// epoch (a `clock_gettime` id).
+    pub log_alt_clock: Option<i32>,
     /// Smallest block size per direction (bw/iops log entries carry it when it equals the largest).
     pub min_bs: [u64; 3],
     /// Largest block size per direction.
@@ -107,6 +113,8 @@ impl Default for StatsConfig {
             bw_log: None,
             iops_log: None,
             lat_log: None,
+            hist_log: None,
+            log_alt_clock: None,
             min_bs: [4096; 3],
             max_bs: [4096; 3],
         }
@@ -421,6 +429,7 @@ pub struct ThreadStats {
     slat_log: Option<IoLog>,
     clat_log: Option<IoLog>,
     lat_log: Option<IoLog>,
+    hist_log: Option<HistLog>,
 }
 
 impl ThreadStats {
@@ -443,7 +452,22 @@ impl ThreadStats {
             slat_log: lat_log(!cfg.disable_slat).map(|c| IoLog::new(LogKind::Slat, c)),
             clat_log: lat_log(!cfg.disable_clat).map(|c| IoLog::new(LogKind::Clat, c)),
             lat_log: lat_log(!cfg.disable_lat).map(|c| IoLog::new(LogKind::Lat, c)),
+            hist_log: cfg.hist_log.map(|(msec, coarse, store)| HistLog::new(msec, coarse, store)),
             cfg: cfg.clone(),
+        }
+    }
+
+    /// Sets the time stamp of the epoch in the logs (ms; `log_unix_epoch`,
+    /// `log_alternate_epoch`): every logged time is this plus the ms since the epoch.
+    pub fn set_log_time_base(&mut self, ms: u64) {
+        for l in [&mut self.bw_log, &mut self.iops_log, &mut self.slat_log, &mut self.clat_log, &mut self.lat_log]
+            .into_iter()
+            .flatten()
+        {
+            l.set_time_base(ms);
+        }
+        if let Some(h) = &mut self.hist_log {
+            h.set_time_base(ms);
         }
     }
 
@@ -559,6 +583,9 @@ impl ThreadStats {
             }
             if let Some(h) = &mut self.js.plat[LatKind::Clat as usize][d] {
                 h.add(clat_ns);
+                if let Some(hl) = &mut self.hist_log {
+                    hl.add(now_ms, d, bytes, h.buckets());
+                }
             }
             self.mark_latency(clat_ns);
         }
@@ -727,9 +754,15 @@ impl ThreadStats {
         [&self.bw_log, &self.iops_log, &self.slat_log, &self.clat_log, &self.lat_log].into_iter().flatten()
     }
 
-    /// Writes the logs as fio names them (`<prefix>_<type>.<jobnum>.log`) into `dir`. `prefix`
-    /// gives each log kind's prefix (the option value, or the job name when it is empty). A log
-    /// that cannot be written comes back with its path.
+    /// The clat histogram log, when `write_hist_log` asks for one.
+    pub fn hist_log(&self) -> Option<&HistLog> {
+        self.hist_log.as_ref()
+    }
+
+    /// Writes the logs as fio names them (`<prefix>_<type>.<jobnum>.log`, `.log.fz` when
+    /// stored compressed) into `dir`; with `per_job_logs=0` every job appends to one file per
+    /// log, as fio does. `prefix` gives each log kind's prefix (the option value, or the job
+    /// name when it is empty). A log that cannot be written comes back with its path.
     pub fn write_logs(
         &self,
         dir: &Path,
@@ -739,8 +772,13 @@ impl ThreadStats {
     ) -> Result<Vec<PathBuf>, (PathBuf, io::Error)> {
         let mut out = Vec::new();
         for l in self.logs() {
-            let name = log_file_name(&prefix(l.kind()), l.kind(), jobnum, per_job_logs);
-            out.push(l.write_to(dir, &name).map_err(|e| (dir.join(&name), e))?);
+            let name = log_file_name(&prefix(l.kind()), l.kind(), jobnum, per_job_logs, l.config().store_compressed);
+            out.push(l.write_to(dir, &name, !per_job_logs).map_err(|e| (dir.join(&name), e))?);
+        }
+        if let Some((h, (_, _, store))) = self.hist_log.as_ref().zip(self.cfg.hist_log) {
+            let kind = LogKind::ClatHist;
+            let name = log_file_name(&prefix(kind), kind, jobnum, per_job_logs, store);
+            out.push(h.write_to(dir, &name, !per_job_logs).map_err(|e| (dir.join(&name), e))?);
         }
         Ok(out)
     }
