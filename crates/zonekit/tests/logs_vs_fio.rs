@@ -224,6 +224,32 @@ mod needs_tools {
         }
     }
 
+    /// `stats=0`: the job runs but both tools leave it out of the report (its group keeps the
+    /// other job's numbers only).
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn stats_zero_leaves_the_job_out() {
+        require("fio", "--version");
+        let job = [
+            "--name=a",
+            "--ioengine=null",
+            "--size=1m",
+            "--rw=randrw",
+            "--name=b",
+            "--stats=0",
+            "--ioengine=null",
+            "--size=1m",
+            "--rw=write",
+            "--output-format=json",
+        ];
+        for fio in [true, false] {
+            let d = tempfile::tempdir().unwrap();
+            let out = String::from_utf8(run_tool(fio, &job, d.path()).stdout).unwrap();
+            assert_eq!(out.matches("\"jobname\" : ").count(), 1, "fio={fio}: {out}");
+            assert!(out.contains("\"jobname\" : \"a\""), "fio={fio}");
+        }
+    }
+
     /// fio's consumers on zonekit's output: `fio_jsonplus_clat2csv` turns the json+ report into
     /// its CSV, `fio2gnuplot` and `fio_generate_plots` draw the bandwidth, IOPS and latency logs
     /// (gnuplot renders them: PNG and SVG files appear).

@@ -1557,7 +1557,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.group_reporting = v.as_bool();
             Ok(())
         }),
-    opt("stats", Kind::Bool, Category::Stats, Support::Refused, "Collect statistics; `0` is refused.")
+    opt("stats", Kind::Bool, Category::Stats, Support::Implemented, "Collect statistics; `0` leaves the job out of the report and its latency logs empty.")
         .def("1")
         .apply(|o, v| {
             o.stats = v.as_bool();

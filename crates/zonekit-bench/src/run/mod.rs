@@ -488,6 +488,10 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], elapsed_sec: i64) -> Vec<
     for e in entries {
         let c = &clones[e.clone];
         let opts = &c.run.opts;
+        if !opts.stats {
+            // `stats=0`: the job runs but is left out of the report and the group's numbers.
+            continue;
+        }
         let (errno, vmsg) = match &e.error {
             Some((e, m)) => (*e, verror(*e, m)),
             // An error the job carried on past (`continue_on_error`): fio shows `err=N ()`.

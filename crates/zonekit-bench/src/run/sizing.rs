@@ -229,9 +229,10 @@ pub fn stats_config(opts: &JobOptions) -> StatsConfig {
         percentile_list: PercentileList::new(&opts.percentile_list, opts.percentile_precision),
         bw_avg_msec: u64::from(opts.bwavgtime),
         iops_avg_msec: u64::from(opts.iopsavgtime),
-        disable_lat: opts.disable_lat,
-        disable_clat: opts.disable_clat,
-        disable_slat: opts.disable_slat,
+        // `stats=0` records no latency at all (fio's `account_io_completion` returns at once).
+        disable_lat: opts.disable_lat || !opts.stats,
+        disable_clat: opts.disable_clat || !opts.stats,
+        disable_slat: opts.disable_slat || !opts.stats,
         disable_bw: opts.disable_bw_measurement,
         bw_log: log(&opts.write_bw_log),
         iops_log: log(&opts.write_iops_log),
