@@ -74,7 +74,7 @@ fn replaying_fios_per_io_logs_gives_fios_numbers() {
         let (slat, clat, lat) = (log("slat"), log("clat"), log("lat"));
         assert_eq!(clat.len(), lat.len());
         assert!(clat.len() >= 500, "{case}: {} I/Os", clat.len());
-        let lc = LogConfig { avg_msec: 0, log_max: false, log_offset };
+        let lc = LogConfig { avg_msec: 0, log_max: false, log_offset, ..LogConfig::default() };
         let cfg = StatsConfig {
             bw_log: Some(lc),
             iops_log: Some(lc),
@@ -165,7 +165,7 @@ fn averaged_logs_have_fios_shape() {
     }
     // The same shape from zonekit: 2 I/Os per ms for 1 s, both directions. The first clat window
     // holds 3001..=3100 ns (mean 3050.5, logged rounded half up).
-    let lc = LogConfig { avg_msec: 100, log_max: false, log_offset: false };
+    let lc = LogConfig { avg_msec: 100, log_max: false, log_offset: false, ..LogConfig::default() };
     let mut cfg = StatsConfig { bw_log: Some(lc), iops_log: Some(lc), lat_log: Some(lc), ..StatsConfig::default() };
     cfg.resolve_log_avg(false, false);
     assert_eq!((cfg.bw_avg_msec, cfg.iops_avg_msec), (100, 100));
@@ -197,6 +197,7 @@ fn averaged_logs_have_fios_shape() {
             }
             LogKind::Iops => assert_eq!(lines[0], "99, 1000, 0, 0, 0"),
             LogKind::Slat => assert!(lines.is_empty()),
+            LogKind::ClatHist => unreachable!("no histogram log is configured"),
         }
     }
 }

@@ -29,8 +29,11 @@ fn run_tool(fio: bool, args: &[&str], dir: &Path) -> Output {
     o
 }
 
+/// Log files by name: each row's fields.
+type Logs = BTreeMap<String, Vec<Vec<String>>>;
+
 /// The log files of a directory: name → rows, each row's fields.
-fn logs(dir: &Path) -> BTreeMap<String, Vec<Vec<String>>> {
+fn logs(dir: &Path) -> Logs {
     let mut out = BTreeMap::new();
     for e in std::fs::read_dir(dir).unwrap() {
         let name = e.unwrap().file_name().to_string_lossy().into_owned();
@@ -45,7 +48,7 @@ fn logs(dir: &Path) -> BTreeMap<String, Vec<Vec<String>>> {
 
 /// Both tools run `args` in fresh directories; returns (fio's logs, zonekit's logs) after
 /// checking the same files were written.
-fn side_by_side(args: &[&str]) -> (BTreeMap<String, Vec<Vec<String>>>, BTreeMap<String, Vec<Vec<String>>>) {
+fn side_by_side(args: &[&str]) -> (Logs, Logs) {
     let (fd, zd) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     run_tool(true, args, fd.path());
     run_tool(false, args, zd.path());
