@@ -44,9 +44,9 @@ const EXPECTED: Counts = Counts {
     others_unset_variable: 14,
     others_unknown_option: 10,
     others_bad_value: 10,
-    runnable: 25,
+    runnable: 26,
     refused_engine: 30,
-    refused_option: 17,
+    refused_option: 16,
     conflict: 1,
 };
 
