@@ -119,7 +119,8 @@ pub fn read(path: &Path) -> Result<Log> {
             path.display()
         )));
     };
-    let text = std::fs::read_to_string(path).map_err(|e| PlotError::Input(format!("{}: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| PlotError::Input(format!("{}: {}", path.display(), crate::io_text(&e))))?;
     parse(&path.display().to_string(), kind, jobnum, &text)
 }
 

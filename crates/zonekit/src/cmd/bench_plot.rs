@@ -65,7 +65,9 @@ fn with_plots(_args: Vec<String>, _dir: &str, _out: &mut impl Write) -> CliResul
 fn with_plots(mut args: Vec<String>, dir: &str, out: &mut impl Write) -> CliResult {
     use std::path::{Path, PathBuf};
     let dirp = Path::new(dir);
-    std::fs::create_dir_all(dirp).map_err(|e| CliError::Failed(format!("--plot {dir}: {e}")))?;
+    std::fs::create_dir_all(dirp).map_err(|e| {
+        CliError::Failed(format!("--plot {dir}: {} ({})", zonekit_plot::io_text(&e), zonekit_plot::io_errno(&e)))
+    })?;
     // The plots need the JSON result: add json+ to the formats asked for, and show the user only
     // what they asked for.
     let formats = arg_value(&args, "output-format");
@@ -97,7 +99,14 @@ fn with_plots(mut args: Vec<String>, dir: &str, out: &mut impl Write) -> CliResu
         return Err(CliError::Failed("--plot: the run printed no JSON result".into()));
     };
     let result = dirp.join("result.json");
-    std::fs::write(&result, &text[i..]).map_err(|e| CliError::Failed(format!("{}: {e}", result.display())))?;
+    std::fs::write(&result, &text[i..]).map_err(|e| {
+        CliError::Failed(format!(
+            "{}: {} ({})",
+            result.display(),
+            zonekit_plot::io_text(&e),
+            zonekit_plot::io_errno(&e)
+        ))
+    })?;
     // The logs this run wrote: fio log names in the working directory, newer than the run.
     let mut files: Vec<PathBuf> = vec![result];
     let mut logs: Vec<PathBuf> = std::fs::read_dir(".")
