@@ -112,7 +112,7 @@ if [[ -n $plot_dir ]]; then
     for t in $tables; do
         { echo "table,x_name,x,zonekit baseline,zonekit zoned_qd1_writes,commit baseline,commit zoned_qd1_writes"
           printf '%s\n' "${rows[@]}" | grep "^$t,"; } >"$work/$t.csv"
-        "$zk" plot --table "$work/$t.csv" --title "$t: zonekit ($dev, simulated) vs Linux commit 1365b6904f" \
+        "$zk" plot --table "$work/$t.csv" --title "zonekit ($dev, simulated) vs Linux commit 1365b6904f" \
             -o "$plot_dir/$t.png"
     done
 fi
