@@ -127,14 +127,7 @@ impl DeviceError {
     /// `strerror` says it, without the `(os error N)` that Rust's own text appends.
     pub fn message(&self) -> String {
         match self {
-            DeviceError::Io { context, source } => match source.raw_os_error().and_then(|n| Errno(n).description()) {
-                Some(text) => format!("{context}: {text}"),
-                None => {
-                    let text = source.to_string();
-                    let text = text.find(" (os error ").map_or(text.as_str(), |i| &text[..i]);
-                    format!("{context}: {text}")
-                }
-            },
+            DeviceError::Io { context, source } => format!("{context}: {}", crate::errno::io_text(source)),
             other => other.to_string(),
         }
     }
@@ -150,7 +143,7 @@ impl DeviceError {
     pub fn errno(&self) -> Errno {
         match self {
             DeviceError::Zone { errno, .. } => *errno,
-            DeviceError::Io { source, .. } => Errno(source.raw_os_error().unwrap_or(Errno::EIO.0)),
+            DeviceError::Io { source, .. } => Errno::of_io(source),
             DeviceError::Unsupported(_) => Errno::EOPNOTSUPP,
             DeviceError::Corrupt(_) => Errno::EIO,
         }

@@ -77,6 +77,25 @@ errnos! {
     EDQUOT = 122, "Disk quota exceeded";
 }
 
+impl Errno {
+    /// The errno an I/O error carries, `EIO` for one made in-process without an errno.
+    pub fn of_io(e: &std::io::Error) -> Errno {
+        Errno(e.raw_os_error().unwrap_or(Errno::EIO.0))
+    }
+}
+
+/// An I/O error in `strerror`'s words (`No such file or directory`), without the `(os error N)`
+/// that Rust's own text appends: what every zonekit message says after `<what>: `.
+pub fn io_text(e: &std::io::Error) -> String {
+    match e.raw_os_error().and_then(|n| Errno(n).description()) {
+        Some(text) => text.to_string(),
+        None => {
+            let text = e.to_string();
+            text.find(" (os error ").map_or(text.clone(), |i| text[..i].to_string())
+        }
+    }
+}
+
 impl fmt::Display for Errno {
     /// `Input/output error (EIO)`, or `errno 200` for a value outside the table.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -103,5 +122,19 @@ mod tests {
         assert_eq!(Errno(4242).to_string(), "errno 4242");
         // What a directory refused for a device holds (`dev create` on a non-empty one).
         assert_eq!(Errno(39).name(), Some("ENOTEMPTY"));
+    }
+
+    #[test]
+    fn io_errors_in_strerror_words() {
+        let enoent = std::io::Error::from_raw_os_error(2);
+        assert_eq!(io_text(&enoent), "No such file or directory");
+        assert_eq!(Errno::of_io(&enoent), Errno::ENOENT);
+        // Outside the table: the system's text, without Rust's suffix.
+        let odd = std::io::Error::from_raw_os_error(200);
+        assert!(!io_text(&odd).contains("os error"), "{}", io_text(&odd));
+        // Made in-process: its own words, and EIO.
+        let own = std::io::Error::other("bad thing");
+        assert_eq!(io_text(&own), "bad thing");
+        assert_eq!(Errno::of_io(&own), Errno::EIO);
     }
 }

@@ -18,7 +18,7 @@ pub mod zone;
 pub use device::{
     BlockIo, DeviceError, DeviceInfo, DeviceKind, DeviceResult, QueueSettings, ZoneManagement, ZoneReport, ZonedDevice,
 };
-pub use errno::Errno;
+pub use errno::{Errno, io_text};
 pub use error::{GeometryError, ZoneError, ZoneErrorKind};
 pub use geometry::{Geometry, Limits};
 pub use personality::{ConventionalWp, EvictionPolicy, Personality, ResourceCheck, WriteCheckOrder, ZoneRules};

@@ -41,20 +41,6 @@ impl std::error::Error for PlotError {}
 /// Result of this crate.
 pub type Result<T> = std::result::Result<T, PlotError>;
 
-/// An I/O error in words, as the rest of zonekit gives it: the system's text, never Rust's
-/// `(os error N)`.
-pub fn io_text(e: &std::io::Error) -> String {
-    match e.raw_os_error().and_then(|n| zonekit_core::Errno(n).description()) {
-        Some(d) => d.to_string(),
-        None => e.to_string(),
-    }
-}
-
-/// The errno name of an I/O error for a failure's `(<ERRNO>)` tag (`EIO` when it has none).
-pub fn io_errno(e: &std::io::Error) -> &'static str {
-    e.raw_os_error().and_then(|n| zonekit_core::Errno(n).name()).unwrap_or("EIO")
-}
-
 /// The two output formats, chosen by the output file's extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImageFormat {

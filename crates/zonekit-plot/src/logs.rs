@@ -120,7 +120,7 @@ pub fn read(path: &Path) -> Result<Log> {
         )));
     };
     let text = std::fs::read_to_string(path)
-        .map_err(|e| PlotError::Input(format!("{}: {}", path.display(), crate::io_text(&e))))?;
+        .map_err(|e| PlotError::Input(format!("{}: {}", path.display(), zonekit_core::io_text(&e))))?;
     parse(&path.display().to_string(), kind, jobnum, &text)
 }
 

@@ -90,7 +90,7 @@ fn bins_of(v: Option<&Value>) -> Vec<(u64, u64)> {
 /// Read a result file.
 pub fn read(path: &std::path::Path) -> Result<RunResult> {
     let text = std::fs::read_to_string(path)
-        .map_err(|e| PlotError::Input(format!("{}: {}", path.display(), crate::io_text(&e))))?;
+        .map_err(|e| PlotError::Input(format!("{}: {}", path.display(), zonekit_core::io_text(&e))))?;
     parse(&path.display().to_string(), &text)
 }
 

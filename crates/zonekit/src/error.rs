@@ -42,6 +42,12 @@ impl CliError {
         CliError::Failed(format!("{what}: {why} ({})", errno_tag(e.errno)))
     }
 
+    /// A file-system call that failed while doing `what`: `<what>: <strerror text> (<ERRNO>)`.
+    pub fn io(what: impl Into<String>, e: std::io::Error) -> CliError {
+        let e = DeviceError::io(what, e);
+        CliError::Failed(format!("{} ({})", e.message(), e.errno_tag()))
+    }
+
     /// A spec that could not be opened: a bad spec is bad input (exit 2), a device that failed
     /// to open (an OS error, corrupt metadata) a failure with its errno (exit 1).
     pub fn open(e: OpenError) -> CliError {
@@ -81,9 +87,6 @@ pub fn output(r: std::io::Result<()>) -> CliResult {
     match r {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(CliError::Failed(String::new())),
-        Err(e) => {
-            let e = DeviceError::io(WRITING_STDOUT, e);
-            Err(CliError::Failed(format!("{} ({})", e.message(), e.errno_tag())))
-        }
+        Err(e) => Err(CliError::io(WRITING_STDOUT, e)),
     }
 }

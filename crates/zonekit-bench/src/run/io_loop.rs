@@ -674,10 +674,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 Ok(w) => self.core.iolog = Some(w),
                 Err(e) => {
                     // fio's perror line, then its job error.
-                    let text = e.raw_os_error().and_then(|n| zonekit_core::Errno(n).description());
-                    self.core
-                        .log
-                        .push(format!("fopen write iolog: {}", text.map_or_else(|| e.to_string(), str::to_string)));
+                    self.core.log.push(format!("fopen write iolog: {}", zonekit_core::io_text(&e)));
                     self.core.error = Some((libc::EINVAL, "file:iolog.c:795, func=failed initializing iolog".into()));
                 }
             }

@@ -437,17 +437,9 @@ fn load_verify_state(job: &str, index: u64) -> Result<VerifyState, Vec<String>> 
     match std::fs::read(&name) {
         Ok(b) => VerifyState::decode(&b).map_err(|why| vec![format!("zonekit: {why}")]),
         Err(e) => Err(vec![
-            format!("zonekit: open state file: {}", os_text(&e)),
+            format!("zonekit: open state file: {}", zonekit_core::io_text(&e)),
             format!("zonekit: state file: {name} (for_write=0)"),
         ]),
-    }
-}
-
-/// An OS error as `perror` words it.
-fn os_text(e: &std::io::Error) -> String {
-    match e.raw_os_error().map(zonekit_core::Errno).and_then(|n| n.description()) {
-        Some(d) => d.to_string(),
-        None => e.to_string(),
     }
 }
 
@@ -826,7 +818,7 @@ pub async fn run_prepared<C: Clock>(
             let st = v.state(&opts.name, u64::from(run.thread_number - 1), issued);
             let name = vstate::file_name(&opts.name, u64::from(run.thread_number - 1));
             if let Err(e) = std::fs::write(&name, st.encode()) {
-                end.log.push(format!("zonekit: open state file: {}", os_text(&e)));
+                end.log.push(format!("zonekit: open state file: {}", zonekit_core::io_text(&e)));
                 end.log.push(format!("zonekit: state file: {name} (for_write=1)"));
             }
         }

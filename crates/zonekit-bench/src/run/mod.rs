@@ -562,10 +562,7 @@ fn read_iologs(jobs: &[BenchJob]) -> Result<Vec<BenchJob>, String> {
             continue;
         };
         let what = format!("job {}: read_iolog={}", j.name, crate::error::one_line(&path));
-        let data = std::fs::read(&path).map_err(|e| {
-            let text = e.raw_os_error().and_then(|n| zonekit_core::Errno(n).description());
-            format!("{what}: {}", text.map_or_else(|| e.to_string(), str::to_string))
-        })?;
+        let data = std::fs::read(&path).map_err(|e| format!("{what}: {}", zonekit_core::io_text(&e)))?;
         let r = &j.opts.replay;
         let rules = crate::run::iolog::ReplayRules {
             no_stall: r.no_stall,

@@ -65,9 +65,7 @@ fn with_plots(_args: Vec<String>, _dir: &str, _out: &mut impl Write) -> CliResul
 fn with_plots(mut args: Vec<String>, dir: &str, out: &mut impl Write) -> CliResult {
     use std::path::{Path, PathBuf};
     let dirp = Path::new(dir);
-    std::fs::create_dir_all(dirp).map_err(|e| {
-        CliError::Failed(format!("--plot {dir}: {} ({})", zonekit_plot::io_text(&e), zonekit_plot::io_errno(&e)))
-    })?;
+    std::fs::create_dir_all(dirp).map_err(|e| CliError::io(format!("--plot {dir}"), e))?;
     // The plots need the JSON result: add json+ to the formats asked for, and show the user only
     // what they asked for.
     let formats = arg_value(&args, "output-format");
@@ -99,14 +97,7 @@ fn with_plots(mut args: Vec<String>, dir: &str, out: &mut impl Write) -> CliResu
         return Err(CliError::Failed("--plot: the run printed no JSON result".into()));
     };
     let result = dirp.join("result.json");
-    std::fs::write(&result, &text[i..]).map_err(|e| {
-        CliError::Failed(format!(
-            "{}: {} ({})",
-            result.display(),
-            zonekit_plot::io_text(&e),
-            zonekit_plot::io_errno(&e)
-        ))
-    })?;
+    std::fs::write(&result, &text[i..]).map_err(|e| CliError::io(result.display().to_string(), e))?;
     // The logs this run wrote: fio log names in the working directory, newer than the run.
     let mut files: Vec<PathBuf> = vec![result];
     let mut logs: Vec<PathBuf> = std::fs::read_dir(".")

@@ -81,7 +81,7 @@ pub fn plot(args: &PlotArgs, out: &mut impl Write) -> CliResult {
     if let Some(t) = &args.table {
         zonekit_plot::ImageFormat::of(&args.output).map_err(plot_err)?;
         let text = std::fs::read_to_string(t)
-            .map_err(|e| CliError::Usage(format!("{}: {}", t.display(), zonekit_plot::io_text(&e))))?;
+            .map_err(|e| CliError::Usage(format!("{}: {}", t.display(), zonekit_core::io_text(&e))))?;
         let fig = zonekit_plot::table::figure(&t.display().to_string(), &text, &args.title, "write bandwidth (MB/s)")
             .map_err(plot_err)?;
         zonekit_plot::draw::write_figure(&fig, &args.output).map_err(plot_err)?;
