@@ -20,7 +20,7 @@
 # (target: at least 70 %), and the same ratio at equal CPU time (device CPU / FUSE CPU), which a
 # loaded machine disturbs less than wall-clock bandwidth. FUSE MB/s is the wall-clock time of the
 # whole dd loop (16 dd processes started and files opened included); "dd's own" is the bandwidth
-# dd reports for its copies (its timer starts once the files are open), the like of the device's
+# dd reports for its copies (its timer starts after the files are opened), the like of the device's
 # figure, which is zonekit bench's own (bw_bytes of its job, without its start-up).
 set -euo pipefail
 cd "$(dirname "$0")/.."
