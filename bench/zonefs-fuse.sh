@@ -19,7 +19,7 @@
 # and CPU seconds, the medians with the spread (lowest-highest), the bandwidth ratio FUSE / device
 # (target: at least 70 %), and the same ratio at equal CPU time (device CPU / FUSE CPU), which a
 # loaded machine disturbs less than wall-clock bandwidth. FUSE MB/s is the wall-clock time of the
-# whole dd loop (16 dd processes started and files opened included); "dd's own" is the bandwidth
+# whole dd loop (one dd process per file, their start-up and opens included); "dd's own" is the bandwidth
 # dd reports for its copies (its timer starts after the files are opened), the like of the device's
 # figure, which is zonekit bench's own (bw_bytes of its job, without its start-up).
 set -euo pipefail
@@ -64,7 +64,7 @@ fuse_run() {
     c0=$(cpu_of "$pid")
     t0=$(now)
     "${pin[@]}" /usr/bin/time -o "$work/ddtime" -f "%U %S" bash -c "for ((i = 0; i < $zones; i++)); do
-        dd if=/dev/zero of=$mnt/seq/\$i bs=1M count=$zone_mib oflag=direct,append conv=notrunc 2>&1
+        LC_ALL=C dd if=/dev/zero of=$mnt/seq/\$i bs=1M count=$zone_mib oflag=direct,append conv=notrunc 2>&1
     done" >"$work/dd.out"
     t1=$(now)
     c1=$(cpu_of "$pid")
