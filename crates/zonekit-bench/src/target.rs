@@ -34,7 +34,18 @@ pub const DEVICE_ENGINES: &[(&str, bool)] = &[
     ("sync", true),
     ("sg", true),
     ("libzbc", true),
+    ("posixaio", false),
+    ("splice", true),
     ("null", false),
+];
+
+/// fio engines that work on what an emulated device does not have, and why each is refused on
+/// one: they call into a file's metadata or map its pages, and a zoned device in process has
+/// neither a page cache nor a file system.
+pub const FILE_ONLY_ENGINES: &[(&str, &str)] = &[
+    ("mmap", "maps the file's pages (write-back would write a zoned device's sequential zones out of order)"),
+    ("falloc", "calls fallocate(2) on a file"),
+    ("ftruncate", "calls ftruncate(2) on a file"),
 ];
 
 /// Engines that only make sense on zonekit's devices (SCSI passthrough and libzbc have no meaning
@@ -132,6 +143,12 @@ impl Devices {
                 "job {}: filename={}: a job cannot mix zonekit devices and files",
                 o.name,
                 names.join(":")
+            )));
+        }
+        if let Some((_, why)) = FILE_ONLY_ENGINES.iter().find(|(e, _)| *e == o.ioengine) {
+            return Err(usage(format!(
+                "job {}: ioengine={}: not available on zonekit's emulated devices: it {why}; use it on a file",
+                o.name, o.ioengine
             )));
         }
         if !DEVICE_ENGINES.iter().any(|(e, _)| *e == o.ioengine) {

@@ -20,7 +20,7 @@ pub mod zoned;
 pub use clock::{Clock, RealClock};
 pub use engine::{
     Completion, Ddir, DeviceEngineConfig, DiskCounts, Engine, EngineConfig, EngineError, EngineKind, Io, LibaioOptions,
-    Pvsync2Options, Queued, UringOptions, open_device_engine, open_engine,
+    MmapAccess, MmapOptions, Pvsync2Options, Queued, UringOptions, open_device_engine, open_engine,
 };
 pub use sim::{Scheduler, SimClock};
 pub use sys::buf::{AlignedBuf, page_size};

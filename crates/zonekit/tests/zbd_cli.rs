@@ -504,7 +504,7 @@ const CASES: &[Case] = &[
         args: "--name=j --filename={Z} --zonemode=zbd --direct=1 --ioengine=mmap --rw=write --size=4M",
         code: 2,
         stderr: &[
-            "zonekit: job j: ioengine=mmap: engine not implemented by zonekit (it runs sync, psync, io_uring, libaio, null, vsync, pvsync, pvsync2; sg and libzbc on its emulated devices)",
+            "zonekit: job j: ioengine=mmap: not available on zonekit's emulated devices: it maps the file's pages (write-back would write a zoned device's sequential zones out of order); use it on a file",
         ],
         notes: &[],
         jobs: &[],

@@ -1,5 +1,6 @@
 //! I/O engines fio 3.33 knows (from its `engines/` directory) and their options. zonekit
-//! implements `sync`, `psync`, `vsync`, `pvsync`, `pvsync2`, `io_uring`, `libaio` and `null`
+//! implements `sync`, `psync`, `vsync`, `pvsync`, `pvsync2`, `io_uring`, `libaio`, `posixaio`,
+//! `mmap`, `splice`, `falloc`, `ftruncate` and `null`
 //! ([`blk_engine`] turns a job's engine and its options into the block layer's typed
 //! [`EngineKind`]), and `sg` and `libzbc` on its own emulated devices (where every engine runs in
 //! process); the others are recognised by name:
@@ -8,7 +9,7 @@
 //! accepted in a job file (fio loads engines only when a job runs, and `external:` engines are
 //! files), and refused when a job runs; an option of such an engine is an error.
 
-use zonekit_blk::{EngineKind, LibaioOptions, Pvsync2Options, UringOptions};
+use zonekit_blk::{EngineKind, LibaioOptions, MmapAccess, MmapOptions, Pvsync2Options, UringOptions};
 
 use super::job::JobOptions;
 use super::table::{Category, Choice, Kind, OptionDef, Support, opt};
@@ -328,7 +329,17 @@ static LIBRPMA: &[OptionDef] = &[
     opt("busy_wait_polling", Kind::Bool, E, R, "Busy-wait for completions.").def("1"),
 ];
 
-static MMAP: &[OptionDef] = &[opt("thp", Kind::Int { min: 0, max: 1 }, E, R, "Use transparent huge pages.")];
+static MMAP: &[OptionDef] = &[opt(
+    "thp",
+    Kind::Int { min: 0, max: 1 },
+    E,
+    I,
+    "Use transparent huge pages (MADV_HUGEPAGE); the map is then private, so writes never reach the file, as in fio.",
+)
+.apply(|o, v| {
+    o.mmap_thp = v.as_int() != 0;
+    Ok(())
+})];
 
 static MTD: &[OptionDef] = &[opt("skip_bad", Kind::Bool, E, R, "Skip bad blocks.").def("0")];
 
@@ -497,9 +508,27 @@ pub static ENGINES: &[EngineDef] = &[
     eng("pvsync", Y, true, "preadv(2)/pwritev(2).", &[]),
     eng("pvsync2", Y, true, "preadv2(2)/pwritev2(2) with per-I/O flags.", PVSYNC2),
     eng("io_uring_cmd", N, false, "io_uring passthrough commands (NVMe).", IO_URING),
-    eng("posixaio", N, false, "POSIX aio_read/aio_write.", &[]),
-    eng("mmap", N, true, "Copies to and from a memory map of the file.", MMAP),
-    eng("splice", N, true, "splice(2) and vmsplice(2).", &[]),
+    eng(
+        "posixaio",
+        Y,
+        false,
+        "POSIX aio_read(3)/aio_write(3)/aio_fsync(3) of the C library (glibc serves them with threads of its own); on zonekit's emulated devices, in process with iodepth I/Os in flight.",
+        &[],
+    ),
+    eng(
+        "mmap",
+        Y,
+        true,
+        "Copies to and from a memory map of each file (msync(2) for syncs; with direct=1, msync and MADV_DONTNEED after each I/O); not on zonekit's emulated devices.",
+        MMAP,
+    ),
+    eng(
+        "splice",
+        Y,
+        true,
+        "splice(2) through a pipe (vmsplice(2) for writes); on zonekit's emulated devices, in process, one at a time.",
+        &[],
+    ),
     eng("netsplice", N, false, "Network I/O with splice.", NET),
     eng("net", N, false, "TCP, UDP or Unix socket I/O.", NET),
     eng("cpuio", N, true, "Burns CPU instead of doing I/O.", CPUIO),
@@ -514,8 +543,20 @@ pub static ENGINES: &[EngineDef] = &[
     eng("rados", N, false, "Ceph RADOS objects.", RADOS),
     eng("rbd", N, false, "Ceph RBD images.", RBD),
     eng("e4defrag", N, true, "ext4 online defragmentation (EXT4_IOC_MOVE_EXT).", E4DEFRAG),
-    eng("falloc", N, true, "fallocate(2) calls instead of writes.", &[]),
-    eng("ftruncate", N, true, "ftruncate(2) calls instead of writes.", &[]),
+    eng(
+        "falloc",
+        Y,
+        true,
+        "One fallocate(2) per I/O: reads with FALLOC_FL_KEEP_SIZE, writes allocate, trims punch holes; files opened read-write; not on zonekit's emulated devices.",
+        &[],
+    ),
+    eng(
+        "ftruncate",
+        Y,
+        true,
+        "One ftruncate(2) to the offset per write (the block size only sets the bytes counted); reads, trims and syncs fail with EINVAL; not on zonekit's emulated devices.",
+        &[],
+    ),
     eng("filecreate", N, true, "Measures file creation.", &[]),
     eng("filestat", N, true, "Measures stat(2) calls.", FILESTAT),
     eng("filedelete", N, true, "Measures file deletion.", &[]),
@@ -595,6 +636,17 @@ pub fn blk_engine(o: &JobOptions) -> Option<EngineKind> {
         "libaio" => {
             EngineKind::Libaio(LibaioOptions { userspace_reap: o.libaio.userspace_reap, nowait: o.libaio.nowait })
         }
+        "posixaio" => EngineKind::Posixaio,
+        "mmap" => EngineKind::Mmap(MmapOptions {
+            writable: o.rw.writes(),
+            thp: o.mmap_thp,
+            direct: o.direct,
+            // fio's default fadvise_hint=1: the access pattern of the job.
+            access: if o.rw.is_random() { MmapAccess::Random } else { MmapAccess::Sequential },
+        }),
+        "splice" => EngineKind::Splice,
+        "falloc" => EngineKind::Falloc,
+        "ftruncate" => EngineKind::Ftruncate,
         "null" => EngineKind::Null,
         _ => return None,
     })

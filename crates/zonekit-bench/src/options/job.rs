@@ -415,6 +415,8 @@ pub struct JobOptions {
     pub libaio: LibaioOptions,
     /// `pvsync2` engine options.
     pub pvsync2: Pvsync2Options,
+    /// `mmap` engine option `thp`: transparent huge pages (a private map).
+    pub mmap_thp: bool,
 
     // ---- jobs, threads, groups ----
     /// `numjobs`: clones of this job.
@@ -764,6 +766,7 @@ impl Default for JobOptions {
             io_uring: IoUringOptions::default(),
             libaio: LibaioOptions::default(),
             pvsync2: Pvsync2Options::default(),
+            mmap_thp: false,
             numjobs: 1,
             thread: false,
             group_reporting: false,

@@ -615,7 +615,8 @@ pub async fn run_prepared<C: Clock>(
         };
         let ospec = OpenSpec {
             reads: opts.rw.reads(),
-            writes: opts.rw.writes(),
+            // fio's falloc opens its files read-write (and creates them) whatever the direction.
+            writes: opts.rw.writes() || opts.ioengine == "falloc",
             trims: opts.rw.trims(),
             direct: opts.direct,
             sync,

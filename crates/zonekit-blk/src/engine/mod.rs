@@ -17,6 +17,11 @@
 //! | [`EngineKind::Vsync`] | `vsync` | queues I/Os that continue each other (same file, direction, next offset) and commits them as one `readv`/`writev` after an `lseek` | no |
 //! | [`EngineKind::IoUring`] | `io_uring` | io_uring with `depth` slots, batched submission ([`UringOptions`]) | no |
 //! | [`EngineKind::Libaio`] | `libaio` | Linux native AIO through its system calls, no C library ([`LibaioOptions`]) | no |
+//! | [`EngineKind::Posixaio`] | `posixaio` | POSIX AIO of the C library (`aio_read`/`aio_write`/`aio_fsync`), handed over as queued | no |
+//! | [`EngineKind::Mmap`] | `mmap` | copies to and from a memory map of the file ([`MmapOptions`]) | yes |
+//! | [`EngineKind::Splice`] | `splice` | `splice` through a pipe (`vmsplice` for writes) | yes |
+//! | [`EngineKind::Falloc`] | `falloc` | one `fallocate` per I/O: reads keep the size, writes allocate, trims punch holes | yes |
+//! | [`EngineKind::Ftruncate`] | `ftruncate` | one `ftruncate` to the offset per write; anything else `-EINVAL` | yes |
 //! | [`EngineKind::Null`] | `null` | completes every I/O at once without a system call; synchronous at depth 1, asynchronous above (as fio) | depth 1 |
 //!
 //! and, built with [`open_device_engine`] rather than by a fio name, the in-process engine of
@@ -43,8 +48,12 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::FileTypeExt;
 
 mod device;
+mod fileop;
 mod libaio;
+mod mmap;
 mod null;
+mod posixaio;
+mod splice;
 mod sync;
 mod uring;
 
@@ -237,6 +246,16 @@ pub enum EngineKind {
     IoUring(UringOptions),
     /// Linux native AIO (`io_setup`/`io_submit`/`io_getevents`), called directly.
     Libaio(LibaioOptions),
+    /// POSIX AIO of the C library, each I/O handed over as it is queued.
+    Posixaio,
+    /// Copies to and from a memory map of each file.
+    Mmap(MmapOptions),
+    /// `splice`/`vmsplice` through a pipe, one I/O at a time.
+    Splice,
+    /// One `fallocate` per I/O, one at a time.
+    Falloc,
+    /// One `ftruncate` per write, one at a time.
+    Ftruncate,
     /// No I/O: every request succeeds at once.
     Null,
 }
@@ -252,6 +271,11 @@ impl EngineKind {
             EngineKind::Vsync => "vsync",
             EngineKind::IoUring(_) => "io_uring",
             EngineKind::Libaio(_) => "libaio",
+            EngineKind::Posixaio => "posixaio",
+            EngineKind::Mmap(_) => "mmap",
+            EngineKind::Splice => "splice",
+            EngineKind::Falloc => "falloc",
+            EngineKind::Ftruncate => "ftruncate",
             EngineKind::Null => "null",
         }
     }
@@ -300,6 +324,33 @@ pub struct LibaioOptions {
     pub nowait: bool,
 }
 
+/// Settings of the memory-map engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MmapOptions {
+    /// Map writable (the job writes); otherwise read-only.
+    pub writable: bool,
+    /// `MADV_HUGEPAGE` on each map, which is then private: writes never reach the file (fio's
+    /// `thp=1`).
+    pub thp: bool,
+    /// After each transfer, `msync(MS_SYNC)` and `POSIX_MADV_DONTNEED` of its pages (fio's
+    /// `direct=1` for this engine: not direct, but the pages leave the cache).
+    pub direct: bool,
+    /// Access-pattern advice for each map (fio's `fadvise_hint`).
+    pub access: MmapAccess,
+}
+
+/// Access-pattern advice (`posix_madvise`) for a memory map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MmapAccess {
+    /// No advice.
+    #[default]
+    Normal,
+    /// `POSIX_MADV_SEQUENTIAL`.
+    Sequential,
+    /// `POSIX_MADV_RANDOM`.
+    Random,
+}
+
 /// Build the engine `kind` describes over `config`'s files and slots.
 pub fn open_engine(kind: EngineKind, config: EngineConfig) -> Result<Box<dyn Engine>, EngineError> {
     Ok(match kind {
@@ -310,6 +361,11 @@ pub fn open_engine(kind: EngineKind, config: EngineConfig) -> Result<Box<dyn Eng
         EngineKind::Vsync => Box::new(sync::Vsync::new(config)?),
         EngineKind::IoUring(o) => Box::new(uring::UringEngine::new(o, config)?),
         EngineKind::Libaio(o) => Box::new(libaio::LibaioEngine::new(o, config)?),
+        EngineKind::Posixaio => Box::new(posixaio::PosixAioEngine::new(config)?),
+        EngineKind::Mmap(o) => Box::new(mmap::MmapEngine::new(o, config)?),
+        EngineKind::Splice => Box::new(splice::SpliceEngine::new(config)?),
+        EngineKind::Falloc => Box::new(fileop::FileOpEngine::new(fileop::Op::Falloc, config)?),
+        EngineKind::Ftruncate => Box::new(fileop::FileOpEngine::new(fileop::Op::Ftruncate, config)?),
         EngineKind::Null => Box::new(null::NullEngine::new(config)?),
     })
 }

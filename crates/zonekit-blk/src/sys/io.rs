@@ -45,6 +45,11 @@ pub fn fallocate(fd: BorrowedFd<'_>, mode: FallocateFlags, offset: u64, len: u64
     Ok(rustix::fs::fallocate(fd, mode, off(offset)?, off(len)?)?)
 }
 
+/// `ftruncate(fd, len)`.
+pub fn ftruncate(fd: BorrowedFd<'_>, len: u64) -> io::Result<()> {
+    Ok(rustix::fs::ftruncate(fd, off(len)?)?)
+}
+
 /// `posix_fadvise(fd, offset, len, advice)` (a length of 0 reaches the end of the file).
 pub fn posix_fadvise(fd: BorrowedFd<'_>, offset: u64, len: u64, advice: Advice) -> io::Result<()> {
     Ok(rustix::fs::fadvise(fd, off(offset)?, NonZeroU64::new(off(len)?), advice)?)

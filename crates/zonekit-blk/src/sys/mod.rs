@@ -9,6 +9,10 @@
 //!   touch is never handed out or freed.
 //! - [`aio`]: the same for Linux native AIO (`io_setup` / `io_submit` / `io_getevents`), called
 //!   directly, without libaio.
+//! - [`paio`]: POSIX AIO from the C library (`aio_read`, `aio_write`, `aio_fsync`), with the same
+//!   ownership of control blocks and buffers.
+//! - [`mmap`]: memory maps of a file, copied to and from through raw pointers.
+//! - [`pipe`]: a pipe, `splice` and `vmsplice`.
 //! - [`slots`]: the slot rules both queues keep (a busy slot's buffer is never lent out).
 //! - [`tsc`]: the CPU time-stamp counter, for the clock.
 #![allow(unsafe_code)]
@@ -16,6 +20,9 @@
 pub mod aio;
 pub mod buf;
 pub mod io;
+pub mod mmap;
+pub mod paio;
+pub mod pipe;
 pub mod slots;
 pub mod tsc;
 pub mod uring;

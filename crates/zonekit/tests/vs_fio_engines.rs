@@ -1,0 +1,219 @@
+//! fio 3.33's `posixaio`, `mmap`, `splice`, `falloc` and `ftruncate` engines beside `zonekit
+//! bench` on the same jobs: the same I/O counts and bytes per direction (syncs included), the
+//! same error, the same files left with the same sizes, and for the asynchronous engine the same
+//! IO depths; on zonekit's emulated devices, the engines that need a file are refused in one line
+//! (exit 2) and the others run in process.
+//!
+//! Needs `fio`: the comparisons are `#[ignore]`d for a plain `cargo test`; `scripts/test.sh` runs
+//! them and they fail without fio.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn zonekit() -> &'static str {
+    env!("CARGO_BIN_EXE_zonekit")
+}
+
+/// `fio ARGS` or `zonekit bench ARGS` in `dir`.
+fn raw(program: &str, args: &[&str], dir: &Path) -> Output {
+    let mut cmd = Command::new(program);
+    if program.ends_with("zonekit") {
+        cmd.arg("bench");
+    }
+    cmd.args(args).current_dir(dir).output().expect("run")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// Files left in `dir` (name, size), the JSON reports aside.
+fn listing(dir: &Path) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.metadata().unwrap().len()))
+        .filter(|(n, _)| !n.ends_with(".json"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Per job: its error, then I/Os and bytes of reads, writes and trims, and syncs.
+fn counts(doc: &Value) -> Vec<(String, i64, [u64; 7])> {
+    doc["jobs"]
+        .as_array()
+        .expect("jobs")
+        .iter()
+        .map(|j| {
+            let n = |d: &str, k: &str| j[d][k].as_u64().unwrap_or_else(|| panic!("{d}.{k} in {j}"));
+            (
+                j["jobname"].as_str().unwrap().to_string(),
+                j["error"].as_i64().unwrap(),
+                [
+                    n("read", "total_ios"),
+                    n("read", "io_bytes"),
+                    n("write", "total_ios"),
+                    n("write", "io_bytes"),
+                    n("trim", "total_ios"),
+                    n("trim", "io_bytes"),
+                    n("sync", "total_ios"),
+                ],
+            )
+        })
+        .collect()
+}
+
+/// Runs `args` (a job on files in the current directory) through both, after `setup` made the
+/// same files in each directory; compares counts, errors and the files left. Returns both
+/// reports.
+fn compare(args: &str, setup: &dyn Fn(&Path)) -> (Value, Value) {
+    let args: Vec<&str> = args.split_whitespace().chain(["--output-format=json"]).collect();
+    let (fdir, zdir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    setup(fdir.path());
+    setup(zdir.path());
+    let f = raw("fio", &args, fdir.path());
+    let z = raw(zonekit(), &args, zdir.path());
+    assert_eq!(f.status.code(), z.status.code(), "{args:?}: exit\nfio: {}\nzonekit: {}", text(&f), text(&z));
+    let doc = |o: &Output| -> Value {
+        let s = String::from_utf8_lossy(&o.stdout);
+        // fio prints its error lines before the JSON document.
+        let start = s.find("{\n").unwrap_or_else(|| panic!("{args:?}: no JSON in\n{}", text(o)));
+        serde_json::from_str(&s[start..]).unwrap_or_else(|e| panic!("{args:?}: {e}\n{}", text(o)))
+    };
+    let (fd, zd) = (doc(&f), doc(&z));
+    assert_eq!(counts(&fd), counts(&zd), "{args:?}: error, (ios, bytes) of reads, writes, trims, syncs");
+    assert_eq!(listing(fdir.path()), listing(zdir.path()), "{args:?}: the files left");
+    (fd, zd)
+}
+
+fn no_setup(_: &Path) {}
+
+/// A file of `len` bytes called `name`, written with a pattern.
+fn file(name: &'static str, len: usize) -> impl Fn(&Path) {
+    move |d: &Path| std::fs::write(d.join(name), (0..len).map(|i| (i % 251) as u8).collect::<Vec<u8>>()).unwrap()
+}
+
+fn require_fio() {
+    let ok = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
+    assert!(ok, "fio is not installed (apt-get install fio): this test compares zonekit with it");
+}
+
+fn posixaio_as_fio() {
+    require_fio();
+    let e = "--ioengine=posixaio --filename=data --bs=4k";
+    compare(&format!("--name=r {e} --size=2m --rw=randread --iodepth=8"), &no_setup);
+    compare(&format!("--name=w {e} --size=2m --rw=write --iodepth=4 --fsync=16"), &no_setup);
+    compare(
+        &format!("--name=m {e} --size=1m --rw=randrw --rwmixread=50 --iodepth=16 --fdatasync=8"),
+        &file("data", 1 << 20),
+    )
+    .0;
+    compare(&format!("--name=t {e} --size=1m --rw=randtrim --iodepth=8"), &file("data", 1 << 20));
+    compare(&format!("--name=o {e} --size=1m --rw=write --iodepth=8 --offset=512k --direct=1"), &file("data", 1 << 20));
+    // At iodepth 1 every depth count is exact: a queue of one, submitted and reaped one by one.
+    let (f, z) = compare(&format!("--name=d {e} --size=1m --rw=randread --iodepth=1"), &no_setup);
+    for key in ["iodepth_level", "iodepth_submit"] {
+        assert_eq!(f["jobs"][0][key], z["jobs"][0][key], "posixaio: {key}");
+    }
+}
+
+fn mmap_as_fio() {
+    require_fio();
+    let e = "--ioengine=mmap --filename=data";
+    compare(&format!("--name=r {e} --size=2m --rw=read --bs=64k"), &no_setup);
+    compare(&format!("--name=w {e} --size=2m --rw=randwrite --bs=4k --fsync=32"), &no_setup);
+    compare(&format!("--name=m {e} --size=1m --rw=randrw --bs=8k --direct=1"), &no_setup);
+    compare(&format!("--name=t {e} --size=1m --rw=trimwrite --bs=16k"), &no_setup);
+    compare(&format!("--name=h {e} --size=1m --rw=write --bs=4k --thp=1"), &no_setup);
+    compare(&format!("--name=f --ioengine=mmap --directory=. --nrfiles=3 --size=3m --rw=randread --bs=4k"), &no_setup);
+}
+
+fn splice_as_fio() {
+    require_fio();
+    let e = "--ioengine=splice --filename=data";
+    compare(&format!("--name=r {e} --size=1m --rw=randread --bs=4k"), &no_setup);
+    compare(&format!("--name=w {e} --size=1m --rw=write --bs=128k --fsync=2"), &no_setup);
+    compare(&format!("--name=m {e} --size=1m --rw=rw --bs=16k"), &no_setup);
+}
+
+fn falloc_ftruncate_as_fio() {
+    require_fio();
+    // falloc: writes allocate (and may grow the file), reads allocate within it, trims punch.
+    let e = "--ioengine=falloc --filename=data";
+    compare(&format!("--name=w {e} --size=1m --rw=randwrite --bs=4k"), &no_setup);
+    compare(&format!("--name=r {e} --size=1m --rw=read --bs=64k"), &no_setup);
+    compare(&format!("--name=t {e} --size=1m --rw=randtrim --bs=4k"), &file("data", 1 << 20));
+    compare(&format!("--name=x {e} --size=256k --rw=write --bs=4k --offset=1m"), &file("data", 1 << 20));
+    // A sync through falloc is an fallocate of nothing: EINVAL ends the job, in both.
+    let (f, _) = compare(&format!("--name=s {e} --size=64k --rw=write --bs=4k --fsync=2"), &no_setup);
+    assert_eq!(f["jobs"][0]["error"], 22);
+
+    // ftruncate: each write truncates to its offset, whatever the block size.
+    let e = "--ioengine=ftruncate --filename=data";
+    compare(&format!("--name=g {e} --size=1m --rw=write --bs=4k"), &no_setup);
+    compare(&format!("--name=rt {e} --size=1m --rw=randwrite --bs=64k --norandommap"), &no_setup);
+    compare(&format!("--name=d {e} --size=512k --rw=write --bs=4k --direct=1"), &file("data", 2 << 20));
+    // Anything but a write is EINVAL.
+    let (f, _) = compare(&format!("--name=r {e} --size=64k --rw=read --bs=4k"), &no_setup);
+    assert_eq!(f["jobs"][0]["error"], 22);
+}
+
+/// On zonekit's emulated devices: posixaio and splice run in process; the engines that need a
+/// file are refused in one line, exit 2.
+#[test]
+fn engines_on_emulated_devices() {
+    let dir = tempfile::tempdir().unwrap();
+    for engine in ["posixaio", "splice"] {
+        let e = format!("--ioengine={engine}");
+        let args = ["--name=d", "--filename=@nullb-small", "--size=1m", "--rw=write", "--bs=64k", &e, "--iodepth=4"];
+        let o = raw(zonekit(), &args, dir.path());
+        assert!(o.status.success(), "{engine}: {}", text(&o));
+        assert!(text(&o).contains("io=1024KiB"), "{engine}: {}", text(&o));
+    }
+    for (engine, why) in [("mmap", "maps the file's pages"), ("falloc", "fallocate(2)"), ("ftruncate", "ftruncate(2)")]
+    {
+        let e = format!("--ioengine={engine}");
+        let o = raw(zonekit(), &["--name=d", "--filename=@nullb-small", "--size=1m", "--rw=write", &e], dir.path());
+        assert_eq!(o.status.code(), Some(2), "{engine}: {}", text(&o));
+        assert!(o.stdout.is_empty(), "{engine}: {}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(err.lines().count(), 1, "{engine}: one line: {err}");
+        assert!(err.contains(&format!("ioengine={engine}: not available on zonekit's emulated devices")), "{err}");
+        assert!(err.contains(why), "{err}");
+    }
+    // A bad value of an engine option: one line, exit 2.
+    let o = raw(zonekit(), &["--name=d", "--filename=f", "--size=1m", "--ioengine=mmap", "--thp=2"], dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stderr).lines().count(), 1, "{}", text(&o));
+    assert!(!dir.path().join("f").exists(), "no file made for a refused job");
+}
+
+/// The tests that need a tool besides Rust: ignored by a plain `cargo test`, run by
+/// `scripts/test.sh`, and failing there when the tool is missing.
+mod needs_tools {
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn posixaio_as_fio() {
+        super::posixaio_as_fio();
+    }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn mmap_as_fio() {
+        super::mmap_as_fio();
+    }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn splice_as_fio() {
+        super::splice_as_fio();
+    }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn falloc_ftruncate_as_fio() {
+        super::falloc_ftruncate_as_fio();
+    }
+}
