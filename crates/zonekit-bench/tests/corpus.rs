@@ -44,8 +44,8 @@ const EXPECTED: Counts = Counts {
     others_unset_variable: 14,
     others_unknown_option: 10,
     others_bad_value: 10,
-    runnable: 26,
-    refused_engine: 30,
+    runnable: 28,
+    refused_engine: 28,
     refused_option: 16,
     conflict: 1,
 };
