@@ -182,7 +182,8 @@ pub trait Engine: Send {
     /// to `out`; returns how many were appended. `min` is capped at the number of I/Os committed
     /// and not yet reaped, so this never waits for an I/O that was not committed. Completions
     /// beyond `max` stay with the engine for a later call, except in the engines that complete
-    /// I/Os at commit (`null`, `vsync`), which hand back all of them, as fio's do.
+    /// I/Os at commit (`null`, `vsync`), which hand back all of them, and `posixaio`, which hands
+    /// back every request that has finished, as fio's do.
     fn getevents(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize>;
 
     /// What the devices this engine serves in process did, per file of its table, as the

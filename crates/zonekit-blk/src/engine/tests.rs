@@ -29,6 +29,8 @@ fn variants() -> Vec<EngineKind> {
         K::IoUring(UringOptions { sqpoll: true, ..UringOptions::default() }),
         K::Libaio(LibaioOptions::default()),
         K::Libaio(LibaioOptions { userspace_reap: true, ..LibaioOptions::default() }),
+        K::Posixaio,
+        K::Splice,
     ]
 }
 
@@ -340,13 +342,14 @@ fn getevents_waits_for_min_and_caps_it() {
 #[test]
 fn getevents_takes_at_most_max() {
     // fio's iodepth_batch_complete_max: the kernel engines leave what is beyond `max` for the
-    // next call; `vsync` (and `null`) hand back everything they completed at commit, as fio's.
+    // next call; `vsync` (and `null`) hand back everything they completed at commit, and
+    // `posixaio` everything finished, as fio's.
     let s = Scratch::new("/dev/shm").unwrap();
     for (v, kind) in variants().into_iter().enumerate() {
         let name = kind.name();
         let path = s.path(&format!("max-{name}-{v}"));
         let mut e = make(kind, 8, vec![open_rw(&path, 1 << 20, false)]);
-        if e.is_sync() || name == "vsync" {
+        if e.is_sync() || name == "vsync" || name == "posixaio" {
             continue;
         }
         for tag in 0..8 {
@@ -505,4 +508,73 @@ fn io_uring_hipri_polls_or_fails_as_the_kernel_says() {
             }
         }
     }
+}
+
+#[test]
+fn mmap_engine_copies_through_the_map() {
+    let s = Scratch::new("/dev/shm").unwrap();
+    for direct in [false, true] {
+        let path = s.path(&format!("mmap-{direct}"));
+        let o = MmapOptions { writable: true, direct, access: MmapAccess::Random, thp: false };
+        let mut e = make(EngineKind::Mmap(o), 2, vec![open_rw(&path, 1 << 20, false)]);
+        assert!(e.is_sync());
+        // A sync before anything is mapped has nothing to flush.
+        assert_eq!(run(e.as_mut(), io(0, Ddir::Sync, 0, 0)), 0);
+        for (i, off) in [0u64, 4096, 65536 + 100].into_iter().enumerate() {
+            e.buffer(0)[..4000].copy_from_slice(&pattern(i as u8, 4000));
+            assert_eq!(run(e.as_mut(), io(0, Ddir::Write, off, 4000)), 4000);
+        }
+        assert_eq!(run(e.as_mut(), io(1, Ddir::Sync, 0, 0)), 0);
+        let f = std::fs::File::open(&path).unwrap();
+        let mut b = vec![0u8; 4000];
+        f.read_exact_at(&mut b, 65536 + 100).unwrap();
+        assert_eq!(b, pattern(2, 4000), "the file holds what went through the map");
+        e.buffer(1).fill(0);
+        assert_eq!(run(e.as_mut(), io(1, Ddir::Read, 4096, 4000)), 4000);
+        assert_eq!(&e.buffer(1)[..4000], &pattern(1, 4000)[..]);
+        // Past the end of the file the map cannot reach: EINVAL, not SIGBUS.
+        assert_eq!(run(e.as_mut(), io(0, Ddir::Read, (1 << 20) - 2048, 4096)), -libc::EINVAL);
+        // A file grown since its map was made is mapped again.
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(2 << 20).unwrap();
+        assert_eq!(run(e.as_mut(), io(0, Ddir::Write, (2 << 20) - 4096, 4096)), 4096);
+    }
+    // A read-only map refuses writes.
+    let path = s.path("mmap-ro");
+    let mut e = make(EngineKind::Mmap(MmapOptions::default()), 1, vec![open_rw(&path, 1 << 16, false)]);
+    assert_eq!(run(e.as_mut(), io(0, Ddir::Write, 0, 4096)), -libc::EBADF);
+    assert_eq!(run(e.as_mut(), io(0, Ddir::Read, 0, 4096)), 4096);
+}
+
+#[test]
+fn falloc_and_ftruncate_engines_follow_fio() {
+    let s = Scratch::new(&std::env::temp_dir().to_string_lossy()).unwrap();
+    let path = s.path("falloc");
+    let mut e = make(EngineKind::Falloc, 1, vec![open_rw(&path, 0, false)]);
+    let len = |p: &Path| std::fs::metadata(p).unwrap().len();
+    let blocks = |p: &Path| std::fs::metadata(p).unwrap().blocks();
+    // A read allocates within the size it keeps, a write grows the file.
+    assert_eq!(run(e.as_mut(), io(0, Ddir::Read, 0, 65536)), 65536);
+    assert_eq!((len(&path), blocks(&path) >= 128), (0, true));
+    assert_eq!(run(e.as_mut(), io(0, Ddir::Write, 65536, 65536)), 65536);
+    assert_eq!(len(&path), 131072);
+    // A trim punches a hole; a sync is an fallocate of nothing.
+    let before = blocks(&path);
+    assert_eq!(run(e.as_mut(), io(0, Ddir::Trim, 0, 65536)), 65536);
+    assert!(blocks(&path) < before);
+    assert_eq!(run(e.as_mut(), io(0, Ddir::Sync, 0, 0)), -libc::EINVAL);
+    assert_eq!(run(e.as_mut(), io(0, Ddir::Write, 0, 0)), -libc::EINVAL, "fallocate of 0 bytes");
+
+    let path = s.path("ftruncate");
+    let mut e = make(EngineKind::Ftruncate, 1, vec![open_rw(&path, 1 << 20, false)]);
+    assert_eq!(run(e.as_mut(), io(0, Ddir::Write, 4096, 8192)), 8192, "the block size is what is counted");
+    assert_eq!(len(&path), 4096, "truncated to the offset");
+    assert_eq!(run(e.as_mut(), io(0, Ddir::Write, 1 << 21, 4096)), 4096);
+    assert_eq!(len(&path), 1 << 21);
+    for d in [Ddir::Read, Ddir::Trim, Ddir::Sync, Ddir::DataSync] {
+        assert_eq!(run(e.as_mut(), io(0, d, 0, 4096)), -libc::EINVAL, "{d:?}");
+    }
+    // falloc on a read-only descriptor: the kernel's EBADF.
+    let ro = open_job_file(&path, &OpenSpec::new(true, false, false)).unwrap();
+    let mut e = make(EngineKind::Falloc, 1, vec![ro]);
+    assert_eq!(run(e.as_mut(), io(0, Ddir::Write, 0, 4096)), -libc::EBADF);
 }
