@@ -445,6 +445,18 @@ fn finalize(
             o.max_bs[d] = o.bs[d];
         }
     }
+    // fio's mmap engine refuses to start when it would msync part of a page (its init).
+    if o.ioengine == "mmap" && (o.direct || o.fsync > 0 || o.fdatasync > 0) {
+        let page = zonekit_blk::page_size() as u64;
+        if o.min_bs.iter().any(|&b| b % page != 0) {
+            conflict(
+                where_set("ioengine"),
+                format!(
+                    "ioengine=mmap: with direct=1, fsync or fdatasync every block size must be a multiple of the page size ({page} bytes), as fio's mmap engine requires"
+                ),
+            );
+        }
+    }
     let ba_given = o.is_set("ba");
     for d in 0..3 {
         if !ba_given || o.blockalign[d] == 0 || !o.rw.is_random() {

@@ -199,6 +199,14 @@ fn engines_on_emulated_devices() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert_eq!(String::from_utf8_lossy(&o.stderr).lines().count(), 1, "{}", text(&o));
     assert!(!dir.path().join("f").exists(), "no file made for a refused job");
+    // mmap with direct=1 (or fsync) msyncs whole pages: fio refuses smaller blocks, and so does
+    // zonekit, in one line (exit 2).
+    let args = ["--name=d", "--filename=f", "--size=64k", "--ioengine=mmap", "--bs=512", "--direct=1"];
+    let o = raw(zonekit(), &args, dir.path());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("multiple of the page size"), "{err}");
 }
 
 /// The tests that need a tool besides Rust: ignored by a plain `cargo test`, run by
