@@ -17,7 +17,7 @@
 
 use crate::rng::Rng;
 use crate::run::iolog::IologWriter;
-use crate::run::pacing::{LatencyVerdict, PaceConfig, Pacer, TargetStep};
+use crate::run::pacing::{LatSearch, LatencyVerdict, PaceConfig, Pacer, TargetStep};
 use crate::stats::{Ddir as StatDdir, ThreadStats};
 use crate::verify::run::{JobVerify, ReadCheck};
 use crate::workload::{Dir, NextIo, Proposal, Workload, ZoneHooks};
@@ -129,6 +129,8 @@ pub struct LoopEnd {
     pub verify: Option<Box<JobVerify>>,
     /// The queue depth `latency_target` settled on (0: no target).
     pub latency_depth: u32,
+    /// Where `latency_target`'s depth search stands, for a verify phase to go on from.
+    pub lat_search: Option<LatSearch>,
 }
 
 /// Starts the logs' time line at the epoch `epoch_ns` with `log_unix_epoch` or
@@ -766,6 +768,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             log: std::mem::take(&mut c.log),
             verify: c.verify.take(),
             latency_depth: if c.pacer.config().latency_target_ns > 0 { c.pacer.depth_limit() } else { 0 },
+            lat_search: c.pacer.lat_search(),
         }
     }
 
@@ -775,6 +778,15 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         self.core.epoch_ns = epoch_ns;
         self.core.ramping = false;
         self.core.progress.state.store(2, Ordering::Relaxed);
+        self
+    }
+
+    /// A verify phase: `latency_target`'s depth stays where the write phase left it (`None`:
+    /// no target), with no window checks, as in fio's `do_verify`.
+    pub fn resume_latency_search(mut self, s: Option<LatSearch>) -> Self {
+        if let Some(s) = s {
+            self.core.pacer.resume_search(s);
+        }
         self
     }
 

@@ -717,8 +717,15 @@ pub async fn run_prepared<C: Clock>(
     let mut phase_runtime: Option<(u64, u64)> = None;
     let mut log: Vec<String> = Vec::new();
     let mut epoch: Option<u64> = None;
-    let mut end =
-        LoopEnd { io_runtime_ns: 0, epoch_ns: t0, error: None, log: Vec::new(), verify: jv.take(), latency_depth: 0 };
+    let mut end = LoopEnd {
+        io_runtime_ns: 0,
+        epoch_ns: t0,
+        error: None,
+        log: Vec::new(),
+        verify: jv.take(),
+        latency_depth: 0,
+        lat_search: None,
+    };
     let mut writes_before = 0;
     for round in 0..rounds {
         let phase_start = clock.now_ns();
@@ -739,6 +746,7 @@ pub async fn run_prepared<C: Clock>(
                 log: Vec::new(),
                 verify: Some(v),
                 latency_depth: 0,
+                lat_search: None,
             }
         } else {
             if round > 0 {
@@ -797,6 +805,8 @@ pub async fn run_prepared<C: Clock>(
             vec![None; nfiles],
         )
         .continue_from(e0)
+        // fio's do_verify keeps the depth latency_target found while writing (and reports it).
+        .resume_latency_search(end.lat_search)
         .with_verify(Some(v));
         end = lp.run().await;
         if let Some(v) = end.verify.as_mut() {
