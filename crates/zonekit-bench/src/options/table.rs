@@ -1681,7 +1681,7 @@ pub static OPTIONS: &[OptionDef] = &[
             Ok(())
         }),
     opt("gtod_cpu", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Stats, Support::Ignored, "Dedicated clock thread on this CPU; not needed here."),
-    opt("unified_rw_reporting", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "report directions separately" }, Choice { name: "mixed", canon: "mixed", help: "report them together" }, Choice { name: "both", canon: "both", help: "report both ways" }, Choice { name: "0", canon: "none", help: "same as none" }, Choice { name: "1", canon: "mixed", help: "same as mixed" }, Choice { name: "2", canon: "both", help: "same as both" }], postfix: false }, Category::Stats, Support::Refused, "Report reads and writes together (`mixed`, `both`).")
+    opt("unified_rw_reporting", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "report directions separately" }, Choice { name: "mixed", canon: "mixed", help: "report them together" }, Choice { name: "both", canon: "both", help: "report both ways" }, Choice { name: "0", canon: "none", help: "same as none" }, Choice { name: "1", canon: "mixed", help: "same as mixed" }, Choice { name: "2", canon: "both", help: "same as both" }], postfix: false }, Category::Stats, Support::Implemented, "Report reads, writes and trims as one direction named `mixed` (`mixed`), or apart and then as one (`both`), in every output format.")
         .def("none")
         .apply(|o, v| {
             o.unified_rw_reporting = v.as_text().to_string();
