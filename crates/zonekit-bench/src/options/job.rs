@@ -409,6 +409,8 @@ pub struct JobOptions {
     pub end_fsync: bool,
     /// `fsync_on_close`: fsync each file when it is closed.
     pub fsync_on_close: bool,
+    /// `atomic`: O_ATOMIC writes, which imply `direct` (fio 3.33's Linux flag has no effect).
+    pub atomic: bool,
     /// `io_uring` / `io_uring_cmd` engine options.
     pub io_uring: IoUringOptions,
     /// `libaio` engine options.
@@ -761,6 +763,7 @@ impl Default for JobOptions {
             fdatasync: 0,
             end_fsync: false,
             fsync_on_close: false,
+            atomic: false,
             io_uring: IoUringOptions::default(),
             libaio: LibaioOptions::default(),
             pvsync2: Pvsync2Options::default(),

@@ -723,7 +723,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.io_size = Some(v.as_size());
             Ok(())
         }),
-    opt("fill_device", Kind::Bool, Category::Files, Support::Refused, "Write until the device or file system is full.")
+    opt("fill_device", Kind::Bool, Category::Files, Support::Implemented, "Write until the device or file system is full (without `size`: no other limit); the write that finds no space (`ENOSPC`, `EDQUOT`) ends the job without an error, as in fio.")
         .alias(&["fill_fs"])
         .def("0")
         .apply(|o, v| {
@@ -735,7 +735,7 @@ pub static OPTIONS: &[OptionDef] = &[
             if let Value::SizePair(l, h) = v { o.filesize = Some((*l, *h)); }
             Ok(())
         }),
-    opt("file_append", Kind::Bool, Category::Files, Support::Refused, "Start I/O at the current end of each file.")
+    opt("file_append", Kind::Bool, Category::Files, Support::Implemented, "Start I/O at the current end of each file (`offset` is ignored); the file grows by the job's size.")
         .def("0")
         .apply(|o, v| {
             o.file_append = v.as_bool();
@@ -888,7 +888,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.fdatasync = v.as_u32();
             Ok(())
         }),
-    opt("write_barrier", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Sync, Support::Refused, "Make every N-th write a barrier write.")
+    opt("write_barrier", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Sync, Support::Ignored, "Mark every N-th write a barrier write: fio 3.33 marks them only for an engine with barrier support (libpmem), and no engine acts on the mark, so nothing changes.")
         .def("0"),
     opt("sync_file_range", Kind::Special("flags[,flags…][:N] with flags wait_before, write, wait_after"), Category::Sync, Support::Refused, "Call sync_file_range with these flags every N writes (`flags:N`)."),
     opt("direct", Kind::Bool, Category::Engine, Support::Implemented, "Unbuffered I/O (O_DIRECT); the opposite of `buffered`.")
@@ -897,8 +897,12 @@ pub static OPTIONS: &[OptionDef] = &[
             o.direct = v.as_bool(); o.buffered = !o.direct;
             Ok(())
         }),
-    opt("atomic", Kind::Bool, Category::Engine, Support::Refused, "Atomic O_DIRECT writes (implies `direct`).")
-        .def("0"),
+    opt("atomic", Kind::Bool, Category::Engine, Support::Implemented, "Atomic O_DIRECT writes: implies `direct=1`, whatever `direct` says; the O_ATOMIC flag fio 3.33 adds on Linux is one the kernel ignores, so the I/O is plain O_DIRECT.")
+        .def("0")
+        .apply(|o, v| {
+            o.atomic = v.as_bool();
+            Ok(())
+        }),
     opt("buffered", Kind::Bool, Category::Engine, Support::Implemented, "Buffered I/O; the opposite of `direct`.")
         .def("1")
         .apply(|o, v| {
@@ -1335,7 +1339,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.invalidate = v.as_bool();
             Ok(())
         }),
-    opt("sync", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "no synchronous flag" }, Choice { name: "0", canon: "none", help: "same as none" }, Choice { name: "sync", canon: "sync", help: "O_SYNC" }, Choice { name: "1", canon: "sync", help: "same as sync" }, Choice { name: "dsync", canon: "dsync", help: "O_DSYNC" }], postfix: false }, Category::Engine, Support::Refused, "Open files with O_SYNC (`sync`, `1`) or O_DSYNC (`dsync`).")
+    opt("sync", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "no synchronous flag" }, Choice { name: "0", canon: "none", help: "same as none" }, Choice { name: "sync", canon: "sync", help: "O_SYNC" }, Choice { name: "1", canon: "sync", help: "same as sync" }, Choice { name: "dsync", canon: "dsync", help: "O_DSYNC" }], postfix: false }, Category::Engine, Support::Implemented, "Open files with O_SYNC (`sync`, `1`) or O_DSYNC (`dsync`).")
         .def("none")
         .apply(|o, v| {
             o.sync = v.as_text().to_string();
@@ -1360,7 +1364,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.create_on_open = v.as_bool();
             Ok(())
         }),
-    opt("create_only", Kind::Bool, Category::Files, Support::Refused, "Lay out the files, then stop.")
+    opt("create_only", Kind::Bool, Category::Files, Support::Implemented, "Lay out the files, then stop: the job does no I/O.")
         .def("0")
         .apply(|o, v| {
             o.create_only = v.as_bool();
@@ -1374,7 +1378,7 @@ pub static OPTIONS: &[OptionDef] = &[
         }),
     opt("allow_mounted_write", Kind::Bool, Category::Files, Support::Ignored, "Allow writes to a mounted block device.")
         .def("0"),
-    opt("pre_read", Kind::Bool, Category::Files, Support::Refused, "Read the files into the page cache before the job.")
+    opt("pre_read", Kind::Bool, Category::Files, Support::Implemented, "Read the job's range of each file (in `bs` reads) before the job, to have it in the page cache; `invalidate` is then off.")
         .def("0")
         .apply(|o, v| {
             o.pre_read = v.as_bool();
@@ -1395,7 +1399,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.end_fsync = v.as_bool();
             Ok(())
         }),
-    opt("fsync_on_close", Kind::Bool, Category::Sync, Support::Refused, "fsync each file when it is closed.")
+    opt("fsync_on_close", Kind::Bool, Category::Sync, Support::Implemented, "fsync each file when the job's I/O ends (as `end_fsync`: fio's close finds the file just synced).")
         .def("0")
         .apply(|o, v| {
             o.fsync_on_close = v.as_bool();
