@@ -140,6 +140,33 @@ fn atomic_implies_direct() {
     atomic_in(zonekit(), dir.path());
 }
 
+/// `opendir`: the files below the directory, subdirectories included, are the job's files.
+fn opendir_in(program: &str, dir: &Path) {
+    std::fs::create_dir_all(dir.join("od/sub")).unwrap();
+    std::fs::write(dir.join("od/a"), vec![1u8; 8192]).unwrap();
+    std::fs::write(dir.join("od/sub/b"), vec![2u8; 8192]).unwrap();
+    let (doc, o) = run(program, &["--name=o", "--opendir=od", "--rw=read", "--bs=4k"], dir);
+    ok(&o);
+    assert_eq!(io(&doc, "read", "io_bytes"), 16384, "{program}");
+    let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    assert!(text.contains(": opendir added 2 files"), "{program}: {text}");
+}
+
+#[test]
+fn opendir_adds_the_files_below() {
+    let dir = tempfile::tempdir().unwrap();
+    opendir_in(zonekit(), dir.path());
+    let o = Command::new(zonekit())
+        .args(["bench", "--name=o", "--opendir=nodir", "--rw=read", "--bs=4k"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("opendir=nodir: No such file or directory"), "{err}");
+}
+
 #[test]
 fn bad_values_are_one_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -180,6 +207,16 @@ mod needs_tools {
         for program in ["fio", zonekit()] {
             let dir = tempfile::tempdir().unwrap();
             create_only_in(program, dir.path());
+        }
+    }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn opendir_as_fio() {
+        require_fio();
+        for program in ["fio", zonekit()] {
+            let dir = tempfile::tempdir().unwrap();
+            opendir_in(program, dir.path());
         }
     }
 

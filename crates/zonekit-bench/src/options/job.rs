@@ -270,6 +270,8 @@ pub struct JobOptions {
     pub filename: Option<String>,
     /// `directory`: directory (or `:`-separated directories) for generated file names.
     pub directory: Option<String>,
+    /// `opendir`: every regular file below this directory is one of the job's files.
+    pub opendir: Option<String>,
     /// `filename_format`: template for generated names (`$jobname.$jobnum.$filenum`).
     pub filename_format: String,
     /// `unique_filename`: prefix file names with the client address (client/server mode only).
@@ -701,6 +703,7 @@ impl Default for JobOptions {
             description: None,
             filename: None,
             directory: None,
+            opendir: None,
             filename_format: "$jobname.$jobnum.$filenum".to_string(),
             unique_filename: true,
             nrfiles: 1,

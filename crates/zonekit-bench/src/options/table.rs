@@ -655,7 +655,11 @@ pub static OPTIONS: &[OptionDef] = &[
         .def("none")
         .parent("filename")
         .prio(1),
-    opt("opendir", Kind::Text, Category::Files, Support::Refused, "Add every file below this directory to the job."),
+    opt("opendir", Kind::Text, Category::Files, Support::Implemented, "Add every regular file below this directory (recursively, in directory order) to the job's files.")
+        .apply(|o, v| {
+            o.opendir = Some(v.as_text().to_string());
+            Ok(())
+        }),
     opt("rw", Kind::Choice { choices: &[Choice { name: "read", canon: "read", help: "sequential reads" }, Choice { name: "write", canon: "write", help: "sequential writes" }, Choice { name: "trim", canon: "trim", help: "sequential trims" }, Choice { name: "randread", canon: "randread", help: "random reads" }, Choice { name: "randwrite", canon: "randwrite", help: "random writes" }, Choice { name: "randtrim", canon: "randtrim", help: "random trims" }, Choice { name: "rw", canon: "rw", help: "sequential mixed reads and writes" }, Choice { name: "readwrite", canon: "rw", help: "same as rw" }, Choice { name: "randrw", canon: "randrw", help: "random mixed reads and writes" }, Choice { name: "trimwrite", canon: "trimwrite", help: "trim then write each block, sequentially" }, Choice { name: "randtrimwrite", canon: "randtrimwrite", help: "trim then write each block, at random offsets" }], postfix: true }, Category::IoType, Support::Implemented, "I/O pattern; `:N` is the offset modifier (a new random offset every N I/Os, or an N-byte gap after each sequential I/O).")
         .alias(&["readwrite"])
         .def("read")

@@ -7,7 +7,7 @@ use crate::options::job::{JobOptions, RandomDistribution, RwSequencer, SizeSpec}
 use crate::run::io_loop::{BufferFill, ErrorPolicy, LoopConfig};
 use crate::stats::{PercentileList, StatsConfig, log::LogConfig};
 use crate::workload::{BlockSizes, Distribution, FileRange, WorkloadSpec, ZoneModeSpec};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// What the file system says about a job file.
@@ -40,6 +40,16 @@ pub struct PlannedFile {
 pub fn file_paths(opts: &JobOptions, jobnum: u32) -> Vec<PathBuf> {
     let dirs = opts.directories();
     let names = opts.filenames();
+    if let Some(dir) = &opts.opendir {
+        // fio adds the directory's files to those `filename` names (checked when the job was
+        // read: a directory that cannot be listed stops the run).
+        let mut out = file_paths(&JobOptions { opendir: None, ..opts.clone() }, jobnum);
+        if names.is_empty() {
+            out.clear();
+        }
+        out.extend(opendir_files(Path::new(dir)).unwrap_or_default());
+        return out;
+    }
     if !names.is_empty() {
         return names
             .iter()
@@ -64,6 +74,23 @@ pub fn file_paths(opts: &JobOptions, jobnum: u32) -> Vec<PathBuf> {
             }
         })
         .collect()
+}
+
+/// fio's `recurse_dir` for `opendir`: the regular files below `dir`, in directory order,
+/// descending into each subdirectory where it is met (symbolic links are neither followed nor
+/// added).
+pub fn opendir_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = dir.join(entry?.file_name());
+        let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+        if meta.is_file() {
+            out.push(path);
+        } else if meta.is_dir() {
+            out.extend(opendir_files(&path)?);
+        }
+    }
+    Ok(out)
 }
 
 fn resolve_size(spec: SizeSpec, of: u64) -> u64 {
