@@ -88,6 +88,32 @@ fn create_only_in(program: &str, dir: &Path) {
     assert!(text.contains("Run status group 0 (all jobs):"), "{program}\n{text}");
 }
 
+/// `create_on_open`: no layout; the job's open creates the file (mode 0600), its writes size it.
+fn create_on_open_in(program: &str, dir: &Path) {
+    let mut cmd = Command::new(program);
+    if program.ends_with("zonekit") {
+        cmd.arg("bench");
+    }
+    let o = cmd
+        .args(["--name=c", "--filename=n", "--size=64k", "--rw=write", "--bs=4k", "--create_on_open=1"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    ok(&o);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(!text.contains("Laying out"), "{program}: laid out\n{text}");
+    assert!(text.contains("io=64.0KiB"), "{program}\n{text}");
+    let m = std::fs::metadata(dir.join("n")).unwrap();
+    assert_eq!(m.len(), 64 << 10, "{program}");
+    assert_eq!(std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o777, 0o600, "{program}");
+}
+
+#[test]
+fn create_on_open_creates_when_opening() {
+    let dir = tempfile::tempdir().unwrap();
+    create_on_open_in(zonekit(), dir.path());
+}
+
 #[test]
 fn file_append_writes_after_the_end() {
     let dir = tempfile::tempdir().unwrap();
@@ -207,6 +233,16 @@ mod needs_tools {
         for program in ["fio", zonekit()] {
             let dir = tempfile::tempdir().unwrap();
             create_only_in(program, dir.path());
+        }
+    }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn create_on_open_as_fio() {
+        require_fio();
+        for program in ["fio", zonekit()] {
+            let dir = tempfile::tempdir().unwrap();
+            create_on_open_in(program, dir.path());
         }
     }
 

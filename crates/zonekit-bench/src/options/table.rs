@@ -1362,7 +1362,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.create_fsync = v.as_bool();
             Ok(())
         }),
-    opt("create_on_open", Kind::Bool, Category::Files, Support::Refused, "Create files only when they are opened for I/O.")
+    opt("create_on_open", Kind::Bool, Category::Files, Support::Implemented, "Create files when they are opened for I/O (mode 0600), not laid out before the job.")
         .def("0")
         .apply(|o, v| {
             o.create_on_open = v.as_bool();

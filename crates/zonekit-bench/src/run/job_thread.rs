@@ -367,6 +367,13 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
             f.layout = false;
         }
     }
+    if opts.create_on_open {
+        // fio's setup_files extends no file with create_on_open: the job's open creates it
+        // (O_CREAT, mode 0600) and the I/O sizes it.
+        for f in &mut files {
+            f.layout = false;
+        }
+    }
 
     // Lay out missing or short files (fio's extend_file); clones sharing a file find it laid
     // out by the first, since setups run one after the other (fio's create_serialize).
