@@ -36,6 +36,7 @@ pub fn main(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let text = match &inv.action {
         Action::Help => Ok(usage()),
         Action::Version => Ok(format!("{}\n", version_string())),
+        Action::DebugHelp => Ok(crate::cmdline::debug_help()),
         Action::CmdHelp(name) => cmdhelp(name.as_deref()),
         Action::EngHelp(name) => enghelp(name.as_deref()),
         Action::ShowCmd => Ok(inv.showcmd.iter().map(|l| format!("{l}\n")).collect()),

@@ -33,6 +33,8 @@ pub enum Action {
     CmdHelp(Option<String>),
     /// `--enghelp[=ENGINE[,OPT]]`: print [`enghelp`].
     EngHelp(Option<String>),
+    /// `--debug=help` (or `?`): list fio's debug classes as fio does ([`debug_help`]).
+    DebugHelp,
     /// `--inflate-log=FILE`: print a `log_store_compressed` log as text
     /// ([`crate::stats::log::inflate_log`]).
     InflateLog(PathBuf),
@@ -171,7 +173,11 @@ pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
     ("eta", Arg::Required, "always, never or auto"),
     ("eta-interval", Arg::Required, "ETA update interval (at least 250ms)"),
     ("eta-newline", Arg::Required, "start a new ETA line this often"),
-    ("debug", Arg::Required, "accepted and ignored (fio's debug tracing), with a note"),
+    (
+        "debug",
+        Arg::Required,
+        "fio's debug classes: `help` lists them; others are checked and named as fio names them, without fio's trace lines",
+    ),
     ("parse-only", Arg::None, "parse and check, run nothing"),
     ("section", Arg::Required, "run only this job section (repeatable)"),
     ("inflate-log", Arg::Required, "print a compressed log (`log_store_compressed`, `.log.fz`) as text"),
@@ -551,7 +557,12 @@ fn run_option(
             }
             inv.status_interval = Some(t);
         }
-        "debug" => inv.notes.push(format!("--debug={}: fio's debug tracing is not available; ignored", one_line(arg))),
+        "debug" => {
+            if arg == "help" || arg == "?" {
+                return Ok(Some(Action::DebugHelp));
+            }
+            inv.notes.extend(debug_notes(arg));
+        }
         "parse-only" => *parse_only = true,
         "section" => {
             if arg == "global" {
@@ -696,7 +707,7 @@ Usage: zonekit bench [options] [job options] <job file(s)>
   --status-interval=T   Print the full report every T
   --cmdhelp[=OPT|all]   Help on a job option, or list them all
   --enghelp[=ENG[,OPT]] List the I/O engines, or an engine's options
-  --debug=X             Accepted and ignored (fio's debug tracing)
+  --debug=X             Debug classes: help lists fio's (no trace lines printed)
   --version             Print the version
   --help                Print this help
 
@@ -724,6 +735,57 @@ times d, h, m, s, ms, us.
         ver = version_string(),
         engines = implemented.join(", ")
     )
+}
+
+/// fio 3.33's debug classes (`--debug=`), in its order.
+pub const DEBUG_CLASSES: [&str; 19] = [
+    "process",
+    "file",
+    "io",
+    "mem",
+    "blktrace",
+    "verify",
+    "random",
+    "parse",
+    "diskutil",
+    "job",
+    "mutex",
+    "profile",
+    "time",
+    "net",
+    "rate",
+    "compress",
+    "steadystate",
+    "helperthread",
+    "zbd",
+];
+
+/// `--debug=help`: fio's list of its debug classes, on one line.
+pub fn debug_help() -> String {
+    format!("zonekit: dumping debug options:{},all\n", DEBUG_CLASSES.join(","))
+}
+
+/// `--debug=CLASS[,CLASS…]`: fio's line for each class (`set debug option parse`, `set all debug
+/// options`, `set debug jobno N`, `debug mask X not found`, as fio's set_debug matches them: by
+/// prefix), then that zonekit prints no trace.
+fn debug_notes(arg: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for opt in arg.split(',') {
+        if opt.starts_with("all") {
+            out.push("set all debug options".to_string());
+            continue;
+        }
+        match DEBUG_CLASSES.iter().find(|c| opt.starts_with(*c)) {
+            Some(&"job") => match opt.split_once(':') {
+                Some((_, n)) => out.push(format!("set debug jobno {}", n.trim().parse::<i64>().unwrap_or(0))),
+                None => out.push("missing job number".to_string()),
+            },
+            Some(_) => out.push(format!("set debug option {}", one_line(opt))),
+            None => out.push(format!("debug mask {} not found", one_line(opt))),
+        }
+    }
+    out.push(format!("--debug={}: fio's debug trace lines are not printed by zonekit", one_line(arg)));
+    out
 }
 
 /// `--cmdhelp`: `None` or `all` lists every option as a tree (children under their parent);

@@ -416,6 +416,15 @@ fn finalize(
     if o.rw.reads() {
         o.overwrite = true;
     }
+    if let Some(dir) = o.opendir.clone() {
+        // fio lists the directory when the option is parsed, and stops there if it cannot.
+        match crate::run::sizing::opendir_files(std::path::Path::new(&dir)) {
+            Ok(files) => notes.push(format!("opendir added {} files", files.len() + o.filenames().len())),
+            Err(e) => {
+                conflict(where_set("opendir"), format!("opendir={}: {}", one_line(&dir), zonekit_core::io_text(&e)))
+            }
+        }
+    }
     if (o.log_unix_epoch || o.log_alternate_epoch)
         && crate::sys::clock_ms(o.log_alternate_epoch_clock_id as i32).is_none()
     {

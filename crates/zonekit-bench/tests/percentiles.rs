@@ -38,12 +38,16 @@ fn percentiles_equal_fios_for_every_recorded_run() {
         for job in doc.get("jobs").unwrap().elements() {
             let name = job.get("jobname").unwrap().as_str().unwrap();
             let mut objects: Vec<(String, &Json)> = Vec::new();
-            for d in ["read", "write", "trim"] {
+            // unified_rw_reporting: "mixed" (then no read, write, trim or sync) or both.
+            for d in ["read", "write", "trim", "mixed"] {
+                let Some(dir) = job.get(d) else { continue };
                 for k in ["slat_ns", "clat_ns", "lat_ns"] {
-                    objects.push((format!("{d}.{k}"), job.get(d).unwrap().get(k).unwrap()));
+                    objects.push((format!("{d}.{k}"), dir.get(k).unwrap()));
                 }
             }
-            objects.push(("sync.lat_ns".into(), job.get("sync").unwrap().get("lat_ns").unwrap()));
+            if let Some(sync) = job.get("sync") {
+                objects.push(("sync.lat_ns".into(), sync.get("lat_ns").unwrap()));
+            }
             for (what, obj) in objects {
                 let Some(pct) = obj.get("percentile") else { continue };
                 let bins =

@@ -176,3 +176,35 @@ fn latency_target_and_flow() {
     let share = ios(1) / (ios(0) + ios(1));
     assert!((share - 0.75).abs() < 0.01, "{share}");
 }
+
+/// `latency_target` with `verify`: the verify phase keeps the depth the write phase found (fio's
+/// do_verify never runs lat_target_check), so it neither searches again (whose final window
+/// would reset the write phase's statistics and end the verify phase early) nor reports a depth
+/// of its own.
+#[test]
+fn latency_target_depth_survives_the_verify_phase() {
+    let job = |do_verify: &str| {
+        let (doc, o) = sim(&[
+            "--name=t",
+            "--rw=write",
+            "--bs=64k",
+            "--size=256m",
+            "--ioengine=libaio",
+            "--iodepth=16",
+            "--latency_target=20ms",
+            "--latency_window=100ms",
+            "--latency_percentile=99",
+            "--verify=null",
+            do_verify,
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        doc["jobs"][0].clone()
+    };
+    let (plain, verified) = (job("--do_verify=0"), job("--do_verify=1"));
+    let n = |j: &Value, d: &str| j[d]["io_bytes"].as_u64().unwrap();
+    assert!(n(&plain, "write") > 0);
+    assert_eq!(n(&verified, "write"), n(&plain, "write"), "the write phase's numbers survive");
+    assert_eq!(verified["latency_depth"], plain["latency_depth"], "the write phase's depth is reported");
+    // Everything written (the search's windows included) is read back.
+    assert!(n(&verified, "read") >= n(&verified, "write"), "{verified}");
+}

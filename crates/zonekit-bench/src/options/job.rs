@@ -270,6 +270,8 @@ pub struct JobOptions {
     pub filename: Option<String>,
     /// `directory`: directory (or `:`-separated directories) for generated file names.
     pub directory: Option<String>,
+    /// `opendir`: every regular file below this directory is one of the job's files.
+    pub opendir: Option<String>,
     /// `filename_format`: template for generated names (`$jobname.$jobnum.$filenum`).
     pub filename_format: String,
     /// `unique_filename`: prefix file names with the client address (client/server mode only).
@@ -409,6 +411,8 @@ pub struct JobOptions {
     pub end_fsync: bool,
     /// `fsync_on_close`: fsync each file when it is closed.
     pub fsync_on_close: bool,
+    /// `atomic`: O_ATOMIC writes, which imply `direct` (fio 3.33's Linux flag has no effect).
+    pub atomic: bool,
     /// `io_uring` / `io_uring_cmd` engine options.
     pub io_uring: IoUringOptions,
     /// `libaio` engine options.
@@ -701,6 +705,7 @@ impl Default for JobOptions {
             description: None,
             filename: None,
             directory: None,
+            opendir: None,
             filename_format: "$jobname.$jobnum.$filenum".to_string(),
             unique_filename: true,
             nrfiles: 1,
@@ -763,6 +768,7 @@ impl Default for JobOptions {
             fdatasync: 0,
             end_fsync: false,
             fsync_on_close: false,
+            atomic: false,
             io_uring: IoUringOptions::default(),
             libaio: LibaioOptions::default(),
             pvsync2: Pvsync2Options::default(),

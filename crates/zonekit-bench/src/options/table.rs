@@ -655,7 +655,11 @@ pub static OPTIONS: &[OptionDef] = &[
         .def("none")
         .parent("filename")
         .prio(1),
-    opt("opendir", Kind::Text, Category::Files, Support::Refused, "Add every file below this directory to the job."),
+    opt("opendir", Kind::Text, Category::Files, Support::Implemented, "Add every regular file below this directory (recursively, in directory order) to the job's files.")
+        .apply(|o, v| {
+            o.opendir = Some(v.as_text().to_string());
+            Ok(())
+        }),
     opt("rw", Kind::Choice { choices: &[Choice { name: "read", canon: "read", help: "sequential reads" }, Choice { name: "write", canon: "write", help: "sequential writes" }, Choice { name: "trim", canon: "trim", help: "sequential trims" }, Choice { name: "randread", canon: "randread", help: "random reads" }, Choice { name: "randwrite", canon: "randwrite", help: "random writes" }, Choice { name: "randtrim", canon: "randtrim", help: "random trims" }, Choice { name: "rw", canon: "rw", help: "sequential mixed reads and writes" }, Choice { name: "readwrite", canon: "rw", help: "same as rw" }, Choice { name: "randrw", canon: "randrw", help: "random mixed reads and writes" }, Choice { name: "trimwrite", canon: "trimwrite", help: "trim then write each block, sequentially" }, Choice { name: "randtrimwrite", canon: "randtrimwrite", help: "trim then write each block, at random offsets" }], postfix: true }, Category::IoType, Support::Implemented, "I/O pattern; `:N` is the offset modifier (a new random offset every N I/Os, or an N-byte gap after each sequential I/O).")
         .alias(&["readwrite"])
         .def("read")
@@ -723,7 +727,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.io_size = Some(v.as_size());
             Ok(())
         }),
-    opt("fill_device", Kind::Bool, Category::Files, Support::Refused, "Write until the device or file system is full.")
+    opt("fill_device", Kind::Bool, Category::Files, Support::Implemented, "Write until the device or file system is full (without `size`: no other limit); the write that finds no space (`ENOSPC`, `EDQUOT`) ends the job without an error, as in fio.")
         .alias(&["fill_fs"])
         .def("0")
         .apply(|o, v| {
@@ -735,7 +739,7 @@ pub static OPTIONS: &[OptionDef] = &[
             if let Value::SizePair(l, h) = v { o.filesize = Some((*l, *h)); }
             Ok(())
         }),
-    opt("file_append", Kind::Bool, Category::Files, Support::Refused, "Start I/O at the current end of each file.")
+    opt("file_append", Kind::Bool, Category::Files, Support::Implemented, "Start I/O at the current end of each file (`offset` is ignored); the file grows by the job's size.")
         .def("0")
         .apply(|o, v| {
             o.file_append = v.as_bool();
@@ -888,7 +892,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.fdatasync = v.as_u32();
             Ok(())
         }),
-    opt("write_barrier", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Sync, Support::Refused, "Make every N-th write a barrier write.")
+    opt("write_barrier", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Sync, Support::Ignored, "Mark every N-th write a barrier write: fio 3.33 marks them only for an engine with barrier support (libpmem), and no engine acts on the mark, so nothing changes.")
         .def("0"),
     opt("sync_file_range", Kind::Special("flags[,flags…][:N] with flags wait_before, write, wait_after"), Category::Sync, Support::Refused, "Call sync_file_range with these flags every N writes (`flags:N`)."),
     opt("direct", Kind::Bool, Category::Engine, Support::Implemented, "Unbuffered I/O (O_DIRECT); the opposite of `buffered`.")
@@ -897,8 +901,12 @@ pub static OPTIONS: &[OptionDef] = &[
             o.direct = v.as_bool(); o.buffered = !o.direct;
             Ok(())
         }),
-    opt("atomic", Kind::Bool, Category::Engine, Support::Refused, "Atomic O_DIRECT writes (implies `direct`).")
-        .def("0"),
+    opt("atomic", Kind::Bool, Category::Engine, Support::Implemented, "Atomic O_DIRECT writes: implies `direct=1`, whatever `direct` says; the O_ATOMIC flag fio 3.33 adds on Linux is one the kernel ignores, so the I/O is plain O_DIRECT.")
+        .def("0")
+        .apply(|o, v| {
+            o.atomic = v.as_bool();
+            Ok(())
+        }),
     opt("buffered", Kind::Bool, Category::Engine, Support::Implemented, "Buffered I/O; the opposite of `direct`.")
         .def("1")
         .apply(|o, v| {
@@ -1335,7 +1343,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.invalidate = v.as_bool();
             Ok(())
         }),
-    opt("sync", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "no synchronous flag" }, Choice { name: "0", canon: "none", help: "same as none" }, Choice { name: "sync", canon: "sync", help: "O_SYNC" }, Choice { name: "1", canon: "sync", help: "same as sync" }, Choice { name: "dsync", canon: "dsync", help: "O_DSYNC" }], postfix: false }, Category::Engine, Support::Refused, "Open files with O_SYNC (`sync`, `1`) or O_DSYNC (`dsync`).")
+    opt("sync", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "no synchronous flag" }, Choice { name: "0", canon: "none", help: "same as none" }, Choice { name: "sync", canon: "sync", help: "O_SYNC" }, Choice { name: "1", canon: "sync", help: "same as sync" }, Choice { name: "dsync", canon: "dsync", help: "O_DSYNC" }], postfix: false }, Category::Engine, Support::Implemented, "Open files with O_SYNC (`sync`, `1`) or O_DSYNC (`dsync`).")
         .def("none")
         .apply(|o, v| {
             o.sync = v.as_text().to_string();
@@ -1354,13 +1362,13 @@ pub static OPTIONS: &[OptionDef] = &[
             o.create_fsync = v.as_bool();
             Ok(())
         }),
-    opt("create_on_open", Kind::Bool, Category::Files, Support::Refused, "Create files only when they are opened for I/O.")
+    opt("create_on_open", Kind::Bool, Category::Files, Support::Implemented, "Create files when they are opened for I/O (mode 0600), not laid out before the job.")
         .def("0")
         .apply(|o, v| {
             o.create_on_open = v.as_bool();
             Ok(())
         }),
-    opt("create_only", Kind::Bool, Category::Files, Support::Refused, "Lay out the files, then stop.")
+    opt("create_only", Kind::Bool, Category::Files, Support::Implemented, "Lay out the files, then stop: the job does no I/O.")
         .def("0")
         .apply(|o, v| {
             o.create_only = v.as_bool();
@@ -1374,7 +1382,7 @@ pub static OPTIONS: &[OptionDef] = &[
         }),
     opt("allow_mounted_write", Kind::Bool, Category::Files, Support::Ignored, "Allow writes to a mounted block device.")
         .def("0"),
-    opt("pre_read", Kind::Bool, Category::Files, Support::Refused, "Read the files into the page cache before the job.")
+    opt("pre_read", Kind::Bool, Category::Files, Support::Implemented, "Read the job's range of each file (in `bs` reads) before the job, to have it in the page cache; `invalidate` is then off.")
         .def("0")
         .apply(|o, v| {
             o.pre_read = v.as_bool();
@@ -1395,7 +1403,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.end_fsync = v.as_bool();
             Ok(())
         }),
-    opt("fsync_on_close", Kind::Bool, Category::Sync, Support::Refused, "fsync each file when it is closed.")
+    opt("fsync_on_close", Kind::Bool, Category::Sync, Support::Implemented, "fsync each file when the job's I/O ends (as `end_fsync`: fio's close finds the file just synced).")
         .def("0")
         .apply(|o, v| {
             o.fsync_on_close = v.as_bool();
@@ -1681,7 +1689,7 @@ pub static OPTIONS: &[OptionDef] = &[
             Ok(())
         }),
     opt("gtod_cpu", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Stats, Support::Ignored, "Dedicated clock thread on this CPU; not needed here."),
-    opt("unified_rw_reporting", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "report directions separately" }, Choice { name: "mixed", canon: "mixed", help: "report them together" }, Choice { name: "both", canon: "both", help: "report both ways" }, Choice { name: "0", canon: "none", help: "same as none" }, Choice { name: "1", canon: "mixed", help: "same as mixed" }, Choice { name: "2", canon: "both", help: "same as both" }], postfix: false }, Category::Stats, Support::Refused, "Report reads and writes together (`mixed`, `both`).")
+    opt("unified_rw_reporting", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "report directions separately" }, Choice { name: "mixed", canon: "mixed", help: "report them together" }, Choice { name: "both", canon: "both", help: "report both ways" }, Choice { name: "0", canon: "none", help: "same as none" }, Choice { name: "1", canon: "mixed", help: "same as mixed" }, Choice { name: "2", canon: "both", help: "same as both" }], postfix: false }, Category::Stats, Support::Implemented, "Report reads, writes and trims as one direction named `mixed` (`mixed`), or apart and then as one (`both`), in every output format.")
         .def("none")
         .apply(|o, v| {
             o.unified_rw_reporting = v.as_text().to_string();

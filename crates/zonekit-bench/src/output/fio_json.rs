@@ -7,6 +7,7 @@
 use super::json::Json;
 use super::report::{
     DdirReport, DiskAggReport, DiskUtilReport, JobInfo, JobReport, LatReport, RunReport, SampleReport, SyncReport,
+    UNIFIED_BOTH, UNIFIED_MIXED,
 };
 use crate::stats::hist::PercentileList;
 
@@ -60,6 +61,33 @@ fn opt<'a>(opts: &[&'a [(String, String)]], key: &str) -> Option<&'a str> {
     opts.iter().flat_map(|o| o.iter()).find(|(k, _)| k == key).map(|(_, v)| v.as_str())
 }
 
+fn ddir_of(d: &Json) -> DdirReport {
+    DdirReport {
+        io_bytes: u(d, "io_bytes"),
+        runtime_ms: u(d, "runtime"),
+        total_ios: u(d, "total_ios"),
+        short_ios: u(d, "short_ios"),
+        drop_ios: u(d, "drop_ios"),
+        slat: lat(d.get("slat_ns")),
+        clat: lat(d.get("clat_ns")),
+        lat: lat(d.get("lat_ns")),
+        bw: SampleReport {
+            min: u(d, "bw_min"),
+            max: u(d, "bw_max"),
+            mean: f(d, "bw_mean"),
+            stddev: f(d, "bw_dev"),
+            samples: u(d, "bw_samples"),
+        },
+        iops: SampleReport {
+            min: u(d, "iops_min"),
+            max: u(d, "iops_max"),
+            mean: f(d, "iops_mean"),
+            stddev: f(d, "iops_stddev"),
+            samples: u(d, "iops_samples"),
+        },
+    }
+}
+
 fn job(j: &Json, global: &[(String, String)]) -> JobReport {
     let job_options = opts(j.get("job options"));
     let all: [&[(String, String)]; 2] = [&job_options, global];
@@ -81,34 +109,22 @@ fn job(j: &Json, global: &[(String, String)]) -> JobReport {
         unit_bits: opt(&all, "unit_base") == Some("1"),
         sig_figs: opt(&all, "significant_figures").and_then(|v| v.parse().ok()).unwrap_or(4),
         job_options: job_options.clone(),
+        unified_rw: if j.get("mixed").is_none() {
+            0
+        } else if j.get("read").is_none() {
+            UNIFIED_MIXED
+        } else {
+            UNIFIED_BOTH
+        },
         ..JobInfo::default()
     };
+    // `unified_rw_reporting`: `mixed` prints only a "mixed" object (in the read slot), `both`
+    // prints it after the others.
+    let mixed_only = j.get("mixed").is_some() && j.get("read").is_none();
+    let mixed = j.get("mixed").filter(|_| !mixed_only).map(ddir_of);
     let ddir = ["read", "write", "trim"].map(|name| {
-        let Some(d) = j.get(name) else { return DdirReport::default() };
-        DdirReport {
-            io_bytes: u(d, "io_bytes"),
-            runtime_ms: u(d, "runtime"),
-            total_ios: u(d, "total_ios"),
-            short_ios: u(d, "short_ios"),
-            drop_ios: u(d, "drop_ios"),
-            slat: lat(d.get("slat_ns")),
-            clat: lat(d.get("clat_ns")),
-            lat: lat(d.get("lat_ns")),
-            bw: SampleReport {
-                min: u(d, "bw_min"),
-                max: u(d, "bw_max"),
-                mean: f(d, "bw_mean"),
-                stddev: f(d, "bw_dev"),
-                samples: u(d, "bw_samples"),
-            },
-            iops: SampleReport {
-                min: u(d, "iops_min"),
-                max: u(d, "iops_max"),
-                mean: f(d, "iops_mean"),
-                stddev: f(d, "iops_stddev"),
-                samples: u(d, "iops_samples"),
-            },
-        }
+        let name = if mixed_only && name == "read" { "mixed" } else { name };
+        j.get(name).map(ddir_of).unwrap_or_default()
     });
     let sync = j
         .get("sync")
@@ -151,6 +167,7 @@ fn job(j: &Json, global: &[(String, String)]) -> JobReport {
         total_err_count: u(j, "total_err"),
         first_error: u(j, "first_error") as i32,
         nr_zone_resets: 0,
+        mixed,
     }
 }
 

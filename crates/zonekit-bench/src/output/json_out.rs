@@ -3,7 +3,7 @@
 
 use super::json::Json;
 use super::normal::agg_percent;
-use super::report::{DiskUtilReport, GroupReport, JobReport, LatReport, RunReport};
+use super::report::{DdirReport, DiskUtilReport, GroupReport, JobReport, LatReport, RunReport, UNIFIED_MIXED};
 
 /// The whole JSON document as fio prints it, with its trailing newline.
 pub fn render(report: &RunReport, plus: bool) -> String {
@@ -71,6 +71,45 @@ fn lat_json(l: &LatReport, percentiles: bool, plus: bool) -> Json {
     o
 }
 
+/// One direction's object (`add_ddir_status_json`); `i` is its slot in the group's numbers.
+fn ddir_json(ts: &JobReport, rs: Option<&GroupReport>, i: usize, d: &DdirReport, plus: bool) -> Json {
+    let mut o = Json::object();
+    o.add_u("io_bytes", d.io_bytes);
+    o.add_u("io_kbytes", d.io_bytes >> 10);
+    let bw_bytes = d.bw_bytes();
+    o.add_u("bw_bytes", bw_bytes);
+    o.add_u("bw", bw_bytes / 1024);
+    let iops = if d.runtime_ms != 0 { 1000.0 * d.total_ios as f64 / d.runtime_ms as f64 } else { 0.0 };
+    o.add_f("iops", iops);
+    o.add_u("runtime", d.runtime_ms);
+    o.add_u("total_ios", d.total_ios);
+    o.add_u("short_ios", d.short_ios);
+    o.add_u("drop_ios", d.drop_ios);
+    o.add("slat_ns", lat_json(&d.slat, ts.slat_percentiles, plus));
+    o.add("clat_ns", lat_json(&d.clat, ts.clat_percentiles, plus));
+    o.add("lat_ns", lat_json(&d.lat, ts.lat_percentiles, plus));
+    let b = &d.bw;
+    let (min, max, agg, mean, dev) = if b.samples != 0 {
+        (b.min, b.max, agg_percent(rs, i, b.mean), b.mean, b.stddev)
+    } else {
+        (0, 0, 0.0, 0.0, 0.0)
+    };
+    o.add_u("bw_min", min);
+    o.add_u("bw_max", max);
+    o.add_f("bw_agg", agg);
+    o.add_f("bw_mean", mean);
+    o.add_f("bw_dev", dev);
+    o.add_u("bw_samples", b.samples);
+    let s = &d.iops;
+    let (min, max, mean, dev) = if s.samples != 0 { (s.min, s.max, s.mean, s.stddev) } else { (0, 0, 0.0, 0.0) };
+    o.add_u("iops_min", min);
+    o.add_u("iops_max", max);
+    o.add_f("iops_mean", mean);
+    o.add_f("iops_stddev", dev);
+    o.add_u("iops_samples", s.samples);
+    o
+}
+
 /// One job's object.
 pub fn job(ts: &JobReport, rs: Option<&GroupReport>, plus: bool) -> Json {
     let info = &ts.info;
@@ -83,48 +122,25 @@ pub fn job(ts: &JobReport, rs: Option<&GroupReport>, plus: bool) -> Json {
     if !info.job_options.is_empty() {
         root.add("job options", options(&info.job_options));
     }
+    // `unified_rw_reporting=mixed`: one "mixed" object in the read slot and nothing else (not
+    // even "sync", as fio 3.33 prints it); `both`: "mixed" after "sync".
+    let mixed_only = info.unified_rw == UNIFIED_MIXED;
     for (i, name) in ["read", "write", "trim"].iter().enumerate() {
-        let d = &ts.ddir[i];
-        let mut o = Json::object();
-        o.add_u("io_bytes", d.io_bytes);
-        o.add_u("io_kbytes", d.io_bytes >> 10);
-        let bw_bytes = d.bw_bytes();
-        o.add_u("bw_bytes", bw_bytes);
-        o.add_u("bw", bw_bytes / 1024);
-        let iops = if d.runtime_ms != 0 { 1000.0 * d.total_ios as f64 / d.runtime_ms as f64 } else { 0.0 };
-        o.add_f("iops", iops);
-        o.add_u("runtime", d.runtime_ms);
-        o.add_u("total_ios", d.total_ios);
-        o.add_u("short_ios", d.short_ios);
-        o.add_u("drop_ios", d.drop_ios);
-        o.add("slat_ns", lat_json(&d.slat, ts.slat_percentiles, plus));
-        o.add("clat_ns", lat_json(&d.clat, ts.clat_percentiles, plus));
-        o.add("lat_ns", lat_json(&d.lat, ts.lat_percentiles, plus));
-        let b = &d.bw;
-        let (min, max, agg, mean, dev) = if b.samples != 0 {
-            (b.min, b.max, agg_percent(rs, i, b.mean), b.mean, b.stddev)
-        } else {
-            (0, 0, 0.0, 0.0, 0.0)
-        };
-        o.add_u("bw_min", min);
-        o.add_u("bw_max", max);
-        o.add_f("bw_agg", agg);
-        o.add_f("bw_mean", mean);
-        o.add_f("bw_dev", dev);
-        o.add_u("bw_samples", b.samples);
-        let s = &d.iops;
-        let (min, max, mean, dev) = if s.samples != 0 { (s.min, s.max, s.mean, s.stddev) } else { (0, 0, 0.0, 0.0) };
-        o.add_u("iops_min", min);
-        o.add_u("iops_max", max);
-        o.add_f("iops_mean", mean);
-        o.add_f("iops_stddev", dev);
-        o.add_u("iops_samples", s.samples);
-        root.add(*name, o);
+        if mixed_only && i != 0 {
+            continue;
+        }
+        let name = if mixed_only { "mixed" } else { name };
+        root.add(name, ddir_json(ts, rs, i, &ts.ddir[i], plus));
     }
-    let mut sync = Json::object();
-    sync.add_u("total_ios", ts.sync.total_ios);
-    sync.add("lat_ns", lat_json(&ts.sync.lat, ts.lat_percentiles || ts.clat_percentiles, plus));
-    root.add("sync", sync);
+    if !mixed_only {
+        let mut sync = Json::object();
+        sync.add_u("total_ios", ts.sync.total_ios);
+        sync.add("lat_ns", lat_json(&ts.sync.lat, ts.lat_percentiles || ts.clat_percentiles, plus));
+        root.add("sync", sync);
+    }
+    if let Some(m) = &ts.mixed {
+        root.add("mixed", ddir_json(ts, rs, 0, m, plus));
+    }
     root.add_u("job_runtime", ts.job_runtime_ms);
     root.add_f("usr_cpu", ts.usr_cpu);
     root.add_f("sys_cpu", ts.sys_cpu);

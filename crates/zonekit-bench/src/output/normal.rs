@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::num::{N2sUnit, c32, cfmt, num2str};
-use super::report::{DdirReport, DiskUtilReport, GroupReport, JobReport, RunReport};
+use super::report::{DdirReport, DiskUtilReport, GroupReport, JobReport, RunReport, UNIFIED_BOTH, UNIFIED_MIXED};
 
 /// The header line fio prints for a job before the run:
 /// `name: (g=0): rw=randwrite, bs=(R) 4096B-4096B, (W) …, (T) …, ioengine=psync, iodepth=1`.
@@ -134,8 +134,11 @@ pub fn job_block(ts: &JobReport, rs: Option<&GroupReport>, out: &mut String) {
     }
     for (i, d) in ts.ddir.iter().enumerate() {
         if d.io_bytes != 0 {
-            ddir_block(ts, rs, i, d, out);
+            ddir_block(ts, rs, i, d, false, out);
         }
+    }
+    if let Some(m) = &ts.mixed {
+        ddir_block(ts, rs, 0, m, true, out);
     }
     latencies(ts, out);
     if ts.sync.lat.samples != 0 {
@@ -231,21 +234,24 @@ pub(crate) fn agg_percent(rs: Option<&GroupReport>, ddir: usize, mean: f64) -> f
     p
 }
 
-fn ddir_block(ts: &JobReport, rs: Option<&GroupReport>, i: usize, d: &DdirReport, out: &mut String) {
+/// One direction's lines (`show_ddir_status`). `both_mixed`: the `mixed` block that
+/// `unified_rw_reporting=both` adds; fio prints it from a thread_stat whose significant figures
+/// and unit are 0, so its IOPS, BW and io print as `0`, `0 (0)` and `0B`.
+fn ddir_block(ts: &JobReport, rs: Option<&GroupReport>, i: usize, d: &DdirReport, both_mixed: bool, out: &mut String) {
     if d.runtime_ms == 0 {
         return;
     }
     let info = &ts.info;
     let kb_base = rs.map_or(info.kb_base, |g| g.kb_base);
     let i2p = kb_base.is_power_of_two();
-    let sig = info.sig_figs as usize;
+    let (sig, bw_unit) = if both_mixed { (0, N2sUnit::None) } else { (info.sig_figs as usize, unit(info.unit_bits)) };
     let bw = d.bw_bytes();
     let io_p = num2str(d.io_bytes, sig, 1, i2p, N2sUnit::Byte);
-    let bw_p = num2str(bw, sig, 1, i2p, unit(info.unit_bits));
-    let bw_alt = num2str(bw, sig, 1, !i2p, unit(info.unit_bits));
+    let bw_p = num2str(bw, sig, 1, i2p, bw_unit);
+    let bw_alt = num2str(bw, sig, 1, !i2p, bw_unit);
     let iops_p = num2str(d.iops_int(), sig, 1, false, N2sUnit::None);
     let post = if i == 1 { format!("; {} zone resets", ts.nr_zone_resets) } else { String::new() };
-    let name = ["read", "write", "trim"][i];
+    let name = if both_mixed || info.unified_rw == UNIFIED_MIXED { "mixed" } else { ["read", "write", "trim"][i] };
     let _ = writeln!(out, "  {name}: IOPS={iops_p}, BW={bw_p} ({bw_alt})({io_p}/{}msec){post}", d.runtime_ms);
     for (label, l) in [("slat", &d.slat), ("clat", &d.clat), (" lat", &d.lat)] {
         if l.samples != 0 {
@@ -425,6 +431,7 @@ pub fn group_block(rs: &GroupReport, out: &mut String) {
         if rs.max_run[i] == 0 {
             continue;
         }
+        let name = if rs.unified_rw == UNIFIED_MIXED { "  MIXED" } else { name };
         let _ = writeln!(
             out,
             "{name}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
@@ -440,6 +447,43 @@ pub fn group_block(rs: &GroupReport, out: &mut String) {
             rs.max_run[i]
         );
     }
+    if rs.unified_rw == UNIFIED_BOTH {
+        mixed_group_line(rs, out);
+    }
+}
+
+/// `unified_rw_reporting=both`: the group's directions as one line (`show_mixed_group_stats`):
+/// bytes and aggregate bandwidths add up, the bandwidth and run-time ranges span them all.
+fn mixed_group_line(rs: &GroupReport, out: &mut String) {
+    let i2p = rs.kb_base.is_power_of_two();
+    let sig = rs.sig_figs as usize;
+    let u = unit(rs.unit_bits);
+    let (mut io, mut agg, mut min_bw, mut max_bw, mut min_run, mut max_run) = (0u64, 0u64, u64::MAX, 0, u64::MAX, 0);
+    for i in 0..3 {
+        if rs.max_run[i] == 0 {
+            continue;
+        }
+        io = io.wrapping_add(rs.iobytes[i]);
+        agg = agg.wrapping_add(rs.agg[i]);
+        min_bw = min_bw.min(rs.min_bw[i]);
+        max_bw = max_bw.max(rs.max_bw[i]);
+        min_run = min_run.min(rs.min_run[i]);
+        max_run = max_run.max(rs.max_run[i]);
+    }
+    let _ = writeln!(
+        out,
+        "  MIXED: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
+        num2str(agg, sig, 1, i2p, u),
+        num2str(agg, sig, 1, !i2p, u),
+        num2str(min_bw, sig, 1, i2p, u),
+        num2str(max_bw, sig, 1, i2p, u),
+        num2str(min_bw, sig, 1, !i2p, u),
+        num2str(max_bw, sig, 1, !i2p, u),
+        num2str(io, sig, 1, i2p, N2sUnit::Byte),
+        num2str(io, sig, 1, !i2p, N2sUnit::Byte),
+        min_run,
+        max_run
+    );
 }
 
 /// `Disk stats (read/write):` and a line per device; nothing without devices.

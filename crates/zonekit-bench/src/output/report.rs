@@ -205,7 +205,14 @@ pub struct JobInfo {
     /// A `zonemode=zbd` job that writes or trims: JSON gets `"zone_resets"` (as fio 3.42 prints
     /// it; fio 3.33 has no such key).
     pub count_zone_resets: bool,
+    /// `unified_rw_reporting`: 0 (`none`), 1 (`mixed`) or 2 (`both`), fio's `UNIFIED_*`.
+    pub unified_rw: u8,
 }
+
+/// fio's `UNIFIED_MIXED`: directions reported as one, named `mixed`.
+pub const UNIFIED_MIXED: u8 = 1;
+/// fio's `UNIFIED_BOTH`: directions reported apart, then as one.
+pub const UNIFIED_BOTH: u8 = 2;
 
 impl Default for JobInfo {
     fn default() -> Self {
@@ -230,6 +237,7 @@ impl Default for JobInfo {
             unit_bits: false,
             sig_figs: 4,
             count_zone_resets: false,
+            unified_rw: 0,
         }
     }
 }
@@ -283,6 +291,9 @@ pub struct JobReport {
     pub first_error: i32,
     /// Zone resets (`; N zone resets`).
     pub nr_zone_resets: u64,
+    /// `unified_rw_reporting=both`: the directions as one (fio's `gen_mixed_ddir_stats_from_ts`),
+    /// printed after them as `mixed`.
+    pub mixed: Option<DdirReport>,
 }
 
 /// fio's `stat_calc_dist`: percent of `total`, at least 0.1 for a non-empty bucket.
@@ -313,37 +324,50 @@ fn calc_lat<const N: usize>(src: &[u64; N], total: u64) -> [f64; N] {
     out
 }
 
+/// One direction's report from a job's numbers.
+fn ddir_report(stats: &JobStats, d: Ddir) -> DdirReport {
+    let list = &stats.percentile_list;
+    let i = d.index();
+    DdirReport {
+        io_bytes: stats.io_bytes[i],
+        runtime_ms: stats.runtime_ms[i],
+        total_ios: stats.total_io_u[i],
+        short_ios: stats.short_io_u[i],
+        drop_ios: stats.drop_io_u[i],
+        slat: LatReport::from_stat(&stats.slat_stat[i]).with_hist(
+            stats.hist(LatKind::Slat, d),
+            list,
+            stats.slat_percentiles,
+        ),
+        clat: LatReport::from_stat(&stats.clat_stat[i]).with_hist(
+            stats.hist(LatKind::Clat, d),
+            list,
+            stats.clat_percentiles,
+        ),
+        lat: LatReport::from_stat(&stats.lat_stat[i]).with_hist(
+            stats.hist(LatKind::Lat, d),
+            list,
+            stats.lat_percentiles,
+        ),
+        bw: SampleReport::from_stat(&stats.bw_stat[i]),
+        iops: SampleReport::from_stat(&stats.iops_stat[i]),
+    }
+}
+
 impl JobReport {
     /// Derives a job's report from its (merged) numbers, as fio's printers do.
     pub fn from_stats(stats: &JobStats, info: JobInfo) -> JobReport {
+        // `mixed`: fio sums the job into a thread_stat that keeps every direction in the read slot.
+        let folded;
+        let stats = if info.unified_rw == UNIFIED_MIXED {
+            folded = stats.mixed();
+            &folded
+        } else {
+            stats
+        };
+        let mixed = (info.unified_rw == UNIFIED_BOTH).then(|| ddir_report(&stats.mixed(), Ddir::Read));
+        let ddir = Ddir::ALL.map(|d| ddir_report(stats, d));
         let list = &stats.percentile_list;
-        let ddir = Ddir::ALL.map(|d| {
-            let i = d.index();
-            DdirReport {
-                io_bytes: stats.io_bytes[i],
-                runtime_ms: stats.runtime_ms[i],
-                total_ios: stats.total_io_u[i],
-                short_ios: stats.short_io_u[i],
-                drop_ios: stats.drop_io_u[i],
-                slat: LatReport::from_stat(&stats.slat_stat[i]).with_hist(
-                    stats.hist(LatKind::Slat, d),
-                    list,
-                    stats.slat_percentiles,
-                ),
-                clat: LatReport::from_stat(&stats.clat_stat[i]).with_hist(
-                    stats.hist(LatKind::Clat, d),
-                    list,
-                    stats.clat_percentiles,
-                ),
-                lat: LatReport::from_stat(&stats.lat_stat[i]).with_hist(
-                    stats.hist(LatKind::Lat, d),
-                    list,
-                    stats.lat_percentiles,
-                ),
-                bw: SampleReport::from_stat(&stats.bw_stat[i]),
-                iops: SampleReport::from_stat(&stats.iops_stat[i]),
-            }
-        });
         let sync = SyncReport {
             total_ios: stats.total_io_u[3],
             lat: LatReport::from_stat(&stats.sync_stat).with_hist(Some(&stats.sync_plat), list, true),
@@ -381,6 +405,7 @@ impl JobReport {
             total_err_count: stats.total_err_count,
             first_error: stats.first_error,
             nr_zone_resets: stats.nr_zone_resets,
+            mixed,
         }
     }
 
@@ -414,6 +439,9 @@ pub struct GroupReport {
     pub iobytes: [u64; 3],
     /// Aggregate bandwidth per direction, B/s (`iobytes * 1000 / max_run`).
     pub agg: [u64; 3],
+    /// The jobs' `unified_rw_reporting` values or-ed together, as fio does (so `mixed` and
+    /// `both` in one group is neither).
+    pub unified_rw: u8,
 }
 
 impl GroupReport {
@@ -430,8 +458,10 @@ impl GroupReport {
             max_bw: [0; 3],
             iobytes: [0; 3],
             agg: [0; 3],
+            unified_rw: 0,
         };
         for ts in jobs {
+            g.unified_rw |= ts.info.unified_rw;
             g.kb_base = ts.info.kb_base;
             g.unit_bits = ts.info.unit_bits;
             g.sig_figs = ts.info.sig_figs;

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::num::{cf, cfmt};
-use super::report::{DdirReport, DiskUtilReport, GroupReport, JobReport, RunReport};
+use super::report::{DdirReport, DiskUtilReport, GroupReport, JobReport, RunReport, UNIFIED_MIXED};
 use crate::stats::hist::PERCENTILE_LIST_MAX;
 
 /// The terse lines of every job report.
@@ -26,10 +26,17 @@ fn job_line(report: &RunReport, ts: &JobReport, out: &mut String) {
     } else {
         let _ = write!(out, "{ver};{};{};{};{}", report.version, info.name, info.groupid, info.error);
     }
-    ddir(ts, rs, 0, ver, out);
-    ddir(ts, rs, 1, ver, out);
-    if matches!(ver, 2 | 4 | 5) {
-        ddir(ts, rs, 2, ver, out);
+    // `unified_rw_reporting=mixed`: the read slot holds every direction and nothing follows
+    // it; `both`: the directions as one after the others.
+    ddir(ts, rs, 0, &ts.ddir[0], ver, out);
+    if info.unified_rw != UNIFIED_MIXED {
+        ddir(ts, rs, 1, &ts.ddir[1], ver, out);
+        if matches!(ver, 2 | 4 | 5) {
+            ddir(ts, rs, 2, &ts.ddir[2], ver, out);
+        }
+    }
+    if let Some(m) = &ts.mixed {
+        ddir(ts, rs, 0, m, ver, out);
     }
     let _ = write!(out, ";{}%;{}%;{};{};{}", cf(ts.usr_cpu), cf(ts.sys_cpu), ts.ctx, ts.majf, ts.minf);
     for v in ts.iodepth_level {
@@ -66,8 +73,7 @@ fn lat4(min: u64, max: u64, mean: f64, dev: f64, samples: u64, out: &mut String)
     }
 }
 
-fn ddir(ts: &JobReport, rs: Option<&GroupReport>, i: usize, ver: u32, out: &mut String) {
-    let d: &DdirReport = &ts.ddir[i];
+fn ddir(ts: &JobReport, rs: Option<&GroupReport>, i: usize, d: &DdirReport, ver: u32, out: &mut String) {
     let (bw, iops) = if d.runtime_ms != 0 { (d.bw_bytes() / 1024, d.iops_int()) } else { (0, 0) };
     let _ = write!(out, ";{};{};{};{}", d.io_bytes >> 10, bw, iops, d.runtime_ms);
     lat4(d.slat.min, d.slat.max, d.slat.mean, d.slat.stddev, d.slat.samples, out);

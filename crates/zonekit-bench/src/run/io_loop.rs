@@ -17,7 +17,7 @@
 
 use crate::rng::Rng;
 use crate::run::iolog::IologWriter;
-use crate::run::pacing::{LatencyVerdict, PaceConfig, Pacer, TargetStep};
+use crate::run::pacing::{LatSearch, LatencyVerdict, PaceConfig, Pacer, TargetStep};
 use crate::stats::{Ddir as StatDdir, ThreadStats};
 use crate::verify::run::{JobVerify, ReadCheck};
 use crate::workload::{Dir, NextIo, Proposal, Workload, ZoneHooks};
@@ -97,6 +97,9 @@ pub struct LoopConfig {
     pub fill: BufferFill,
     /// Errors that do not end the job.
     pub errors: ErrorPolicy,
+    /// `fill_device`: a write that finds the device full (`ENOSPC`, `EDQUOT`) ends the job
+    /// without an error, as fio's does.
+    pub fill_device: bool,
     /// Seed of the buffer contents.
     pub seed: u64,
     /// Name of each file, for error messages.
@@ -129,6 +132,8 @@ pub struct LoopEnd {
     pub verify: Option<Box<JobVerify>>,
     /// The queue depth `latency_target` settled on (0: no target).
     pub latency_depth: u32,
+    /// Where `latency_target`'s depth search stands, for a verify phase to go on from.
+    pub lat_search: Option<LatSearch>,
 }
 
 /// Starts the logs' time line at the epoch `epoch_ns` with `log_unix_epoch` or
@@ -250,6 +255,8 @@ struct Core<'a, C: Clock> {
     drain: bool,
     /// `write_iolog`'s file, while the job runs.
     iolog: Option<IologWriter>,
+    /// `fill_device`: the device is full, the job is done.
+    full: bool,
 }
 
 impl<C: Clock> Core<'_, C> {
@@ -448,6 +455,9 @@ impl<C: Clock> Core<'_, C> {
                 }
             }
             Some(d) => {
+                if res < 0 && self.device_full(&io, res) {
+                    return;
+                }
                 if res < 0 {
                     self.stats.io_error(d, (-res) as i32);
                     self.fail(io, res);
@@ -465,6 +475,25 @@ impl<C: Clock> Core<'_, C> {
         if self.since_progress >= self.progress_every {
             self.flush_progress();
         }
+    }
+
+    /// `fill_device`: a write that finds no space left ends the job, fio's line logged and its
+    /// error cleared (backend.c's io_u error handling).
+    fn device_full(&mut self, io: &NextIo, res: i64) -> bool {
+        let errno = (-res) as i32;
+        if !self.cfg.fill_device || io.dir != Dir::Write || !matches!(errno, libc::ENOSPC | libc::EDQUOT) {
+            return false;
+        }
+        if !self.full {
+            let file = self.cfg.file_names.get(io.file).cloned().unwrap_or_default();
+            let text = zonekit_core::Errno(errno).description().unwrap_or("I/O error");
+            self.log.push(format!(
+                "zonekit: io_u error on file {file}: {text}: write offset={}, buflen={}",
+                io.offset, io.len
+            ));
+        }
+        self.full = true;
+        true
     }
 
     fn fail(&mut self, io: NextIo, res: i64) {
@@ -648,6 +677,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 completed_rw: 0,
                 drain: false,
                 iolog: None,
+                full: false,
                 cfg,
             },
             workload,
@@ -662,7 +692,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
     }
 
     fn stopped(&self) -> bool {
-        self.exhausted || self.core.error.is_some() || self.terminate.load(Ordering::Relaxed)
+        self.exhausted || self.core.full || self.core.error.is_some() || self.terminate.load(Ordering::Relaxed)
     }
 
     /// Run until the workload is done, the deadline passes, an error stops the job, or the run
@@ -766,6 +796,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             log: std::mem::take(&mut c.log),
             verify: c.verify.take(),
             latency_depth: if c.pacer.config().latency_target_ns > 0 { c.pacer.depth_limit() } else { 0 },
+            lat_search: c.pacer.lat_search(),
         }
     }
 
@@ -775,6 +806,15 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         self.core.epoch_ns = epoch_ns;
         self.core.ramping = false;
         self.core.progress.state.store(2, Ordering::Relaxed);
+        self
+    }
+
+    /// A verify phase: `latency_target`'s depth stays where the write phase left it (`None`:
+    /// no target), with no window checks, as in fio's `do_verify`.
+    pub fn resume_latency_search(mut self, s: Option<LatSearch>) -> Self {
+        if let Some(s) = s {
+            self.core.pacer.resume_search(s);
+        }
         self
     }
 
@@ -1354,6 +1394,7 @@ mod tests {
             ramp: Duration::ZERO,
             fill: BufferFill::Scramble,
             errors: ErrorPolicy::Stop,
+            fill_device: false,
             seed: 1,
             file_names: vec!["f".into()],
             job_id: 0,

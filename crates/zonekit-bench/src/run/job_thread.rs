@@ -171,6 +171,28 @@ fn os(e: &std::io::Error) -> String {
     }
 }
 
+/// fio's `pre_read_file`: read `len` bytes from `offset` in reads of `bs` (at most `len`), so
+/// that they are in the page cache when the job starts. A short read fails (fio: `EIO`).
+fn pre_read(f: &File, offset: u64, len: u64, bs: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let bs = bs.clamp(1, len.max(1)) as usize;
+    // Aligned for a file opened with O_DIRECT.
+    let mut raw = vec![0u8; bs + 4096];
+    let skip = raw.as_ptr().align_offset(4096);
+    let buf = &mut raw[skip..skip + bs];
+    let mut at = offset;
+    let mut left = len;
+    while left > 0 {
+        let n = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        if f.read_at(&mut buf[..n], at)? != n {
+            return Err(std::io::Error::from_raw_os_error(libc::EIO));
+        }
+        at += n as u64;
+        left -= n as u64;
+    }
+    Ok(())
+}
+
 /// fio's layout line: `NAME: Laying out IO file (1 file / 64MiB)`, or with several files
 /// `(3 files / total 12MiB)`; the size in whole MiB, rounded down (`0MiB` below one), as fio
 /// 3.33 prints it.
@@ -308,6 +330,15 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
     // Zone mode decides the zone size (a zoned device's own) before sizes given in zones are
     // resolved.
     let mut opts = (*run.opts).clone();
+    if opts.atomic {
+        // fio's fixup_options: O_ATOMIC implies O_DIRECT.
+        opts.direct = true;
+        opts.buffered = false;
+    }
+    if opts.pre_read {
+        // fio's fixup_options: the pre-read data would be dropped again.
+        opts.invalidate = false;
+    }
     let mut zjob = None;
     let zone_size = match opts.zonemode {
         ZoneMode::Zbd => {
@@ -336,6 +367,13 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
             f.layout = false;
         }
     }
+    if opts.create_on_open {
+        // fio's setup_files extends no file with create_on_open: the job's open creates it
+        // (O_CREAT, mode 0600) and the I/O sizes it.
+        for f in &mut files {
+            f.layout = false;
+        }
+    }
 
     // Lay out missing or short files (fio's extend_file); clones sharing a file find it laid
     // out by the first, since setups run one after the other (fio's create_serialize).
@@ -355,6 +393,10 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         );
         spec.allow_create = opts.allow_file_create;
         spec.fsync = opts.create_fsync;
+        if opts.fill_device {
+            // fio's fallocate_file does nothing for fill_device: the size is "until full".
+            spec.prealloc = zonekit_blk::file::Prealloc::None;
+        }
         let mut rng = crate::rng::Rng::new(seed ^ 0x1a7);
         for f in to_lay {
             let zero = opts.zero_buffers;
@@ -372,6 +414,10 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
                     .create(parent);
             }
             if let Err(e) = file::lay_out_file(&f.path, f.range.size, &spec, &mut fill) {
+                if opts.fill_device && matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT)) {
+                    // fio's extend_file: with fill_device a full device ends the layout.
+                    continue;
+                }
                 if !spec.allow_create && e.kind() == std::io::ErrorKind::NotFound {
                     return Err(Box::new(fail(
                         &run,
@@ -386,6 +432,16 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
                     errno_of(&e),
                     format!("{}: laying out the file: {}", f.path.display(), os(&e)),
                 )));
+            }
+        }
+    }
+
+    if opts.fill_device && !opts.rw.writes() {
+        // fio's extend_file: a job that only reads works on what the layout could write.
+        for f in files.iter_mut().filter(|f| !f.is_block) {
+            if let Ok(m) = std::fs::metadata(&f.path) {
+                f.range.size = f.range.size.min(m.len());
+                f.range.len = f.range.len.min(m.len().saturating_sub(f.range.offset));
             }
         }
     }
@@ -576,6 +632,14 @@ pub async fn run_prepared<C: Clock>(
     let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, vstate, flow } = p;
     let started = SystemTime::now();
     progress.pid.store(u64::from(crate::sys::gettid()), Ordering::Relaxed);
+    if opts.create_only {
+        // fio's setup_files marks the job done once its files are laid out: no I/O, no report
+        // block (the job's numbers stay zero).
+        let mut o = fail(&run, started, 0, String::new());
+        o.error = None;
+        o.files = files.iter().map(|f| f.path.clone()).collect();
+        return o;
+    }
     let on_devices = devices.iter().any(Option::is_some);
     // Engines over the kernel stamp completions with the real clock, on `clock`'s time base (a
     // simulated run has none of them).
@@ -653,6 +717,13 @@ pub async fn run_prepared<C: Clock>(
                     let _ = file::invalidate_cache(h, f.range.offset, f.range.len);
                 }
             }
+            if opts.pre_read {
+                for (h, f) in handles.iter().zip(&files) {
+                    if let Err(e) = pre_read(h, f.range.offset, f.range.len, opts.max_bs[0]) {
+                        return fail(&run, started, libc::EIO, format!("{}: pre_read: {}", f.path.display(), os(&e)));
+                    }
+                }
+            }
         }
         let Some(kind) = engines::blk_engine(&opts) else {
             // Refused before any job runs (see `job::refusals`, `Devices::check_job`).
@@ -718,8 +789,15 @@ pub async fn run_prepared<C: Clock>(
     let mut phase_runtime: Option<(u64, u64)> = None;
     let mut log: Vec<String> = Vec::new();
     let mut epoch: Option<u64> = None;
-    let mut end =
-        LoopEnd { io_runtime_ns: 0, epoch_ns: t0, error: None, log: Vec::new(), verify: jv.take(), latency_depth: 0 };
+    let mut end = LoopEnd {
+        io_runtime_ns: 0,
+        epoch_ns: t0,
+        error: None,
+        log: Vec::new(),
+        verify: jv.take(),
+        latency_depth: 0,
+        lat_search: None,
+    };
     let mut writes_before = 0;
     for round in 0..rounds {
         let phase_start = clock.now_ns();
@@ -740,6 +818,7 @@ pub async fn run_prepared<C: Clock>(
                 log: Vec::new(),
                 verify: Some(v),
                 latency_depth: 0,
+                lat_search: None,
             }
         } else {
             if round > 0 {
@@ -798,6 +877,8 @@ pub async fn run_prepared<C: Clock>(
             vec![None; nfiles],
         )
         .continue_from(e0)
+        // fio's do_verify keeps the depth latency_target found while writing (and reports it).
+        .resume_latency_search(end.lat_search)
         .with_verify(Some(v));
         end = lp.run().await;
         if let Some(v) = end.verify.as_mut() {
@@ -825,7 +906,9 @@ pub async fn run_prepared<C: Clock>(
         }
     }
     let mut error = end.error;
-    if opts.end_fsync && opts.rw.writes() {
+    // fsync_on_close: fio syncs each file as its I/O ends (as end_fsync), then finds nothing
+    // left to sync when it closes them.
+    if (opts.end_fsync || opts.fsync_on_close) && opts.rw.writes() {
         for (h, f) in handles.iter().zip(&files) {
             if let Err(e) = file::fsync_file(h) {
                 error.get_or_insert((errno_of(&e), format!("{}: end_fsync: {}", f.path.display(), os(&e))));

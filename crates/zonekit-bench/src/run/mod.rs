@@ -522,6 +522,11 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], elapsed_sec: i64) -> Vec<
             sig_figs: opts.significant_figures,
             count_zone_resets: opts.zonemode == crate::options::job::ZoneMode::Zbd
                 && (opts.rw.writes() || opts.rw.trims()),
+            unified_rw: match opts.unified_rw_reporting.as_str() {
+                "mixed" => crate::output::report::UNIFIED_MIXED,
+                "both" => crate::output::report::UNIFIED_BOTH,
+                _ => 0,
+            },
             ..JobInfo::default()
         };
         if opts.group_reporting {

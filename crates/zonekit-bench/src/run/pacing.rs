@@ -199,6 +199,26 @@ pub struct Pacer {
     lat_failed: u64,
     stable: u32,
     end_run: bool,
+    // A verify phase: the depth search stays where the write phase left it (fio calls
+    // lat_target_check from do_io only); completions over the target still step it down.
+    windows_off: bool,
+}
+
+/// Where `latency_target`'s depth search stands (fio's `latency_qd`, `_low`, `_high`), handed
+/// from a job's write phase to its verify phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LatSearch {
+    qd: u32,
+    qd_low: u32,
+    qd_high: u32,
+    stable: u32,
+}
+
+impl LatSearch {
+    /// The queue depth the search is at.
+    pub fn depth(&self) -> u32 {
+        self.qd
+    }
 }
 
 impl Pacer {
@@ -226,6 +246,7 @@ impl Pacer {
             lat_failed: 0,
             stable: 0,
             end_run: false,
+            windows_off: false,
             cfg,
         }
     }
@@ -435,10 +456,36 @@ impl Pacer {
         self.lat_failed = 0;
     }
 
+    /// Where the depth search stands (`None` without a latency target).
+    pub fn lat_search(&self) -> Option<LatSearch> {
+        (self.cfg.latency_target_ns > 0).then_some(LatSearch {
+            qd: self.qd,
+            qd_low: self.qd_low,
+            qd_high: self.qd_high,
+            stable: self.stable,
+        })
+    }
+
+    /// Go on from `s` without the periodic window checks: fio's verify phase (`do_verify`) keeps
+    /// the depth its write phase found and never calls `lat_target_check`.
+    pub fn resume_search(&mut self, s: LatSearch) {
+        if self.cfg.latency_target_ns == 0 {
+            return;
+        }
+        self.qd = s.qd.clamp(1, self.cfg.iodepth.max(1));
+        self.qd_low = s.qd_low;
+        self.qd_high = s.qd_high;
+        self.stable = s.stable;
+        self.windows_off = true;
+    }
+
     /// fio's `lat_target_check`: at the end of each `latency_window`, step the depth up when
     /// enough I/Os met the target, down otherwise.
     pub fn target_check(&mut self, now_us: u64, ios: u64) -> TargetStep {
-        if self.cfg.latency_target_ns == 0 || now_us.saturating_sub(self.lat_cycle_us) < self.cfg.latency_window_us {
+        if self.cfg.latency_target_ns == 0
+            || self.windows_off
+            || now_us.saturating_sub(self.lat_cycle_us) < self.cfg.latency_window_us
+        {
             return TargetStep::None;
         }
         let n = ios.saturating_sub(self.lat_cycle_ios);

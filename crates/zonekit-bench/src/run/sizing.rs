@@ -7,7 +7,7 @@ use crate::options::job::{JobOptions, RandomDistribution, RwSequencer, SizeSpec}
 use crate::run::io_loop::{BufferFill, ErrorPolicy, LoopConfig};
 use crate::stats::{PercentileList, StatsConfig, log::LogConfig};
 use crate::workload::{BlockSizes, Distribution, FileRange, WorkloadSpec, ZoneModeSpec};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// What the file system says about a job file.
@@ -40,6 +40,16 @@ pub struct PlannedFile {
 pub fn file_paths(opts: &JobOptions, jobnum: u32) -> Vec<PathBuf> {
     let dirs = opts.directories();
     let names = opts.filenames();
+    if let Some(dir) = &opts.opendir {
+        // fio adds the directory's files to those `filename` names (checked when the job was
+        // read: a directory that cannot be listed stops the run).
+        let mut out = file_paths(&JobOptions { opendir: None, ..opts.clone() }, jobnum);
+        if names.is_empty() {
+            out.clear();
+        }
+        out.extend(opendir_files(Path::new(dir)).unwrap_or_default());
+        return out;
+    }
     if !names.is_empty() {
         return names
             .iter()
@@ -64,6 +74,23 @@ pub fn file_paths(opts: &JobOptions, jobnum: u32) -> Vec<PathBuf> {
             }
         })
         .collect()
+}
+
+/// fio's `recurse_dir` for `opendir`: the regular files below `dir`, in directory order,
+/// descending into each subdirectory where it is met (symbolic links are neither followed nor
+/// added).
+pub fn opendir_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = dir.join(entry?.file_name());
+        let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+        if meta.is_file() {
+            out.push(path);
+        } else if meta.is_dir() {
+            out.extend(opendir_files(&path)?);
+        }
+    }
+    Ok(out)
 }
 
 fn resolve_size(spec: SizeSpec, of: u64) -> u64 {
@@ -95,6 +122,8 @@ pub fn plan_files(
             }
             resolve_size(spec, existing)
         }
+        // fill_device without a size: until the device is full (fio's size of -1).
+        _ if opts.fill_device => u64::MAX,
         _ => {
             if !all_exist || existing == 0 {
                 return Err(format!("job {}: you need to specify size=", opts.name));
@@ -115,6 +144,18 @@ pub fn plan_files(
         let offset = resolve_size(opts.offset, base)
             .saturating_add(resolve_size(opts.offset_increment, base).saturating_mul(u64::from(jobnum)));
         let offset = if opts.offset_align > 0 { offset - offset % opts.offset_align } else { offset };
+        // `file_append`: a regular file's I/O starts at its end, whatever `offset` says (fio's
+        // get_start_offset); a missing file starts empty.
+        let offset = match (opts.file_append, info.is_block) {
+            (true, false) => {
+                if info.exists {
+                    info.size
+                } else {
+                    0
+                }
+            }
+            _ => offset,
+        };
         let need = offset.saturating_add(per_file);
         let (size, layout) = if info.is_block {
             if offset >= info.size {
@@ -279,6 +320,7 @@ pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopC
         ramp: opts.ramp_time,
         fill,
         errors,
+        fill_device: opts.fill_device,
         seed,
         file_names: files.iter().map(|f| f.path.display().to_string()).collect(),
         job_id: 0,
@@ -362,6 +404,16 @@ mod tests {
         let info = [FileInfo { exists: true, size: 64 << 20, is_block: false }];
         let f = plan_files(&o, 3, &paths[..1], &info).unwrap();
         assert_eq!((f[0].layout, f[0].range.offset, f[0].range.len), (false, 3 << 20, 4 << 20));
+        // file_append: I/O from the file's end (offset ignored), the file extended to hold it; a
+        // missing file starts empty.
+        o.file_append = true;
+        let f = plan_files(&o, 3, &paths[..1], &info).unwrap();
+        assert_eq!(
+            (f[0].layout, f[0].range.offset, f[0].range.len, f[0].range.size),
+            (true, 64 << 20, 4 << 20, 68 << 20)
+        );
+        let f = plan_files(&o, 3, &paths[..1], &[FileInfo::default()]).unwrap();
+        assert_eq!((f[0].layout, f[0].range.offset, f[0].range.size), (true, 0, 4 << 20));
         // No size and no file: fio's message.
         let o = opts();
         assert_eq!(

@@ -360,6 +360,48 @@ impl JobStats {
     }
 }
 
+impl JobStats {
+    /// The job's numbers with reads, writes and trims as one direction in the read slot (fio's
+    /// `sum_thread_stats` into a `unified_rw_reporting=mixed` thread_stat): latencies merge as
+    /// one stream, bandwidth and IOPS samples add up, run time is the longest, bytes and I/Os add
+    /// up; syncs and everything not per direction stay as they are.
+    pub fn mixed(&self) -> JobStats {
+        let mut m = self.clone();
+        let empty = IoStat::new();
+        m.clat_stat = [empty; 3];
+        m.slat_stat = [empty; 3];
+        m.lat_stat = [empty; 3];
+        m.bw_stat = [empty; 3];
+        m.iops_stat = [empty; 3];
+        m.io_bytes = [0; 3];
+        m.runtime_ms = [0; 3];
+        m.short_io_u = [0; 3];
+        m.drop_io_u = [0; 3];
+        m.total_io_u = [0, 0, 0, self.total_io_u[3]];
+        m.plat = Default::default();
+        for l in 0..3 {
+            m.clat_stat[0].merge(&self.clat_stat[l]);
+            m.slat_stat[0].merge(&self.slat_stat[l]);
+            m.lat_stat[0].merge(&self.lat_stat[l]);
+            m.bw_stat[0].merge_sum(&self.bw_stat[l]);
+            m.iops_stat[0].merge_sum(&self.iops_stat[l]);
+            m.io_bytes[0] += self.io_bytes[l];
+            m.runtime_ms[0] = m.runtime_ms[0].max(self.runtime_ms[l]);
+            m.short_io_u[0] += self.short_io_u[l];
+            m.drop_io_u[0] += self.drop_io_u[l];
+            m.total_io_u[0] += self.total_io_u[l];
+            for k in 0..3 {
+                match (&mut m.plat[k][0], &self.plat[k][l]) {
+                    (Some(d), Some(s)) => d.merge(s),
+                    (d @ None, Some(s)) => *d = Some(s.clone()),
+                    _ => {}
+                }
+            }
+        }
+        m
+    }
+}
+
 fn add_arrays<const N: usize>(d: &mut [u64; N], s: &[u64; N]) {
     for (a, b) in d.iter_mut().zip(s) {
         *a += *b;

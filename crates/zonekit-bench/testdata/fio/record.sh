@@ -55,6 +55,14 @@ want errors && run errors --name=ce --filename=$SHM/t.img --size=1M --rw=randtri
     --ioengine=psync --continue_on_error=all $F
 want bits && run bits --name=bits --filename=$SHM/a.img --size=64M --rw=write --bs=128k \
     --ioengine=psync --unit_base=1 --kb_base=1000 $F
+# unified_rw_reporting: mixed (one "mixed" direction, with group_reporting) and both (the
+# directions, then "mixed"; two jobs so the group's MIXED line spans them), with bw samples.
+want unified-mixed && run unified-mixed --name=um --filename=$SHM/a.img --size=64M --rw=randrw \
+    --bs=4k --ioengine=psync --time_based --runtime=1 --rate_iops=2000 --numjobs=2 \
+    --group_reporting --unified_rw_reporting=mixed $F
+want unified-both && run unified-both --name=ub --filename=$SHM/a.img --size=64M --rw=randrw \
+    --bs=4k --ioengine=psync --time_based --runtime=1 --rate_iops=2000,1000 --numjobs=2 \
+    --unified_rw_reporting=both $F
 # Small and round sample counts, where p/100*N is an integer in decimal but not in binary
 # (fio compares in long double): 20 and 1000 I/Os.
 want small-n && run small-n --name=sn --filename=$SHM/a.img --size=80k --rw=randread --bs=4k \

@@ -1,0 +1,2 @@
+fio --name=ub --filename=/dev/shm/zk-fio/a.img --size=64M --rw=randrw --bs=4k --ioengine=psync --time_based --runtime=1 --rate_iops=2000,1000 --numjobs=2 --unified_rw_reporting=both --output-format=json+,normal,terse
+rc=0
