@@ -5,7 +5,7 @@
 //! - Writes and zone appends go through the device's zone write plugs ([`super::plug`]): a write
 //!   that must wait is held (with a copy of its data) and sent later, merged with the writes
 //!   behind it, when the write in flight for its zone completes (or, with `zoned_qd1_writes`, when
-//!   the device's one worker gets to it). Reads, flushes and resets are not plugged.
+//!   the device's one worker gets to it). Reads, flushes, resets and finishes are not plugged.
 //! - The device carries out a request when it is sent (its zones change then), and the timing
 //!   model, if the device has one, says when it completes. A request that a completion lets go is
 //!   sent after the host's re-issue latency ([`QueueConfig::reissue_ns`]: the kernel sends it from
@@ -62,6 +62,8 @@ pub enum QueueOp {
     Flush,
     /// Reset the zones of the range.
     Reset,
+    /// Finish the zones of the range (`BLKFINISHZONE`).
+    Finish,
 }
 
 /// One I/O of an engine.
@@ -109,6 +111,8 @@ enum PlugNote {
     Request(u32),
     /// These zones were reset, each without error ([`Plugs::reset`]).
     Reset(std::ops::Range<u32>),
+    /// These zones were finished, each without error ([`Plugs::finish`]).
+    Finish(std::ops::Range<u32>),
     /// Every zone was reset, without error ([`Plugs::reset_all`]).
     ResetAll,
 }
@@ -376,10 +380,11 @@ impl DeviceQueue {
                 let parts = single(id0, self.device.flush().map_or_else(|e| neg(&e), |()| 0));
                 self.send(s, now, CommandKind::Flush, 0, 0, 0, parts, None);
             }
-            QueueOp::Reset => {
-                let (result, note) = self.reset(io.sector, io.sectors);
+            QueueOp::Reset | QueueOp::Finish => {
+                let op = if io.op == QueueOp::Reset { ZoneOp::Reset } else { ZoneOp::Finish };
+                let (result, note) = self.zone_mgmt(op, io.sector, io.sectors);
                 let parts = single(id0, result);
-                self.send(s, now, CommandKind::ZoneMgmt(ZoneOp::Reset), io.sector, io.sectors, 0, parts, note);
+                self.send(s, now, CommandKind::ZoneMgmt(op), io.sector, io.sectors, 0, parts, note);
             }
             QueueOp::Write | QueueOp::Append => {
                 let append = io.op == QueueOp::Append;
@@ -596,16 +601,18 @@ impl DeviceQueue {
         );
     }
 
-    /// Reset the zones of a range as `blkdev_zone_mgmt` does ([`mgmt::plan`]: `EINVAL` for a bad
-    /// range, one reset-all for the whole device, else zone by zone carrying on after a failing
-    /// zone): 0, or the errno [`mgmt::range_errno`] picks, and the plugs to reset when the command
-    /// completes. Linux 6.12.95 resets a plug when its zone's reset completes without error
-    /// (`blk_zone_mgmt_bio_endio`), and the zones' bios are chained in ascending order, so a zone
-    /// after a failing one completes with that error: only the zones before the first failing
-    /// one have their plugs reset, as [`super::BlockDevice`] does. A conventional zone's reset
+    /// Reset or finish (`op`) the zones of a range as `blkdev_zone_mgmt` does ([`mgmt::plan`]:
+    /// `EINVAL` for a bad range, one reset-all for a reset of the whole device, else zone by zone
+    /// carrying on after a failing zone): 0, or the errno [`mgmt::range_errno`] picks, and the
+    /// plugs to reset or finish when the command completes. Linux 6.12.95 sets a plug's write
+    /// pointer when its zone's reset or finish completes without error (`blk_zone_mgmt_bio_endio`:
+    /// 0, or the zone's size), which fails what waits in the plug and drops the plug once nothing
+    /// of the zone is in flight; the zones' bios are chained in ascending order, so a zone after a
+    /// failing one completes with that error: only the zones before the first failing one have
+    /// their plugs changed, as [`super::BlockDevice`] does. A conventional zone's reset or finish
     /// fails in the block layer (EIO).
-    fn reset(&self, sector: u64, sectors: u64) -> (i32, Option<PlugNote>) {
-        let plan = match mgmt::plan(&self.limits, ZoneOp::Reset, sector, sectors) {
+    fn zone_mgmt(&self, op: ZoneOp, sector: u64, sectors: u64) -> (i32, Option<PlugNote>) {
+        let plan = match mgmt::plan(&self.limits, op, sector, sectors) {
             Ok(p) => p,
             Err(e) => return (-e.errno().0, None),
         };
@@ -628,12 +635,17 @@ impl DeviceQueue {
                 Ok(()) if failed.is_empty() => {
                     note = Some(match (cmd, note) {
                         (MgmtCommand::ResetAll, _) => PlugNote::ResetAll,
-                        (MgmtCommand::Zone { sector, .. }, Some(PlugNote::Reset(zones))) => {
-                            PlugNote::Reset(zones.start..g.zone_index(sector).unwrap_or(0) + 1)
-                        }
-                        (MgmtCommand::Zone { sector, .. }, _) => {
+                        (MgmtCommand::Zone { sector, .. }, note) => {
                             let zone = g.zone_index(sector).unwrap_or(0);
-                            PlugNote::Reset(zone..zone + 1)
+                            let from = match note {
+                                Some(PlugNote::Reset(zones) | PlugNote::Finish(zones)) => zones.start,
+                                _ => zone,
+                            };
+                            if op == ZoneOp::Finish {
+                                PlugNote::Finish(from..zone + 1)
+                            } else {
+                                PlugNote::Reset(from..zone + 1)
+                            }
                         }
                     });
                 }
@@ -694,6 +706,7 @@ impl DeviceQueue {
                 PlugNote::Request(zone) => plugs.complete(zone, ok, &mut events),
                 // Only the zones reset without error are noted, whatever the range's result.
                 PlugNote::Reset(zones) => zones.for_each(|z| plugs.reset(z, &mut events)),
+                PlugNote::Finish(zones) => zones.for_each(|z| plugs.finish(z, &mut events)),
                 PlugNote::ResetAll => plugs.reset_all(&mut events),
             }
             let mut used = false;
