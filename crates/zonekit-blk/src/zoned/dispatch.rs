@@ -39,13 +39,23 @@ pub struct QueueConfig {
     /// Nanoseconds between a completion and the sending of the write it lets go from a plug
     /// (the kernel's work item, or the qd1 worker's wake-up).
     pub reissue_ns: u64,
+    /// The work item or the worker takes the next write from the plug's list when it runs,
+    /// `reissue_ns` after the completion, so writes that arrived meanwhile are merged or sent
+    /// next, as the kernel's `disk_zone_wplug_submit_bio` does (on by default); off, it is chosen
+    /// at the completion.
+    pub pop_when_run: bool,
 }
 
 impl QueueConfig {
     /// The device's own settings, the recovery of Debian's 6.12 kernel, and a re-issue latency
     /// of 10 µs.
     pub fn for_device(device: &dyn ZonedDevice) -> QueueConfig {
-        QueueConfig { settings: device.info().queue, recovery: Recovery::default(), reissue_ns: 10_000 }
+        QueueConfig {
+            settings: device.info().queue,
+            recovery: Recovery::default(),
+            reissue_ns: 10_000,
+            pop_when_run: true,
+        }
     }
 }
 
@@ -117,6 +127,15 @@ enum PlugNote {
     ResetAll,
 }
 
+/// What a completion lets go, after the host's re-issue latency.
+#[derive(Debug)]
+enum Pending {
+    /// Send this request (built at the completion).
+    Send(Request),
+    /// Wake the work item of a zone, or the qd1 worker ([`Plugs::wake`]).
+    Wake(Option<u32>),
+}
+
 /// A command at the timing model: its I/Os, and what the plugs are told when it completes.
 #[derive(Debug)]
 struct AtModel {
@@ -154,7 +173,7 @@ struct State {
     at_model: HashMap<u64, AtModel>,
     next_cmd: u64,
     /// Requests let go by completions, to be sent at their due time (non-decreasing).
-    pending: VecDeque<(u64, Request)>,
+    pending: VecDeque<(u64, Pending)>,
     /// Data of held writes, by bio id.
     held: HashMap<u64, Vec<u8>>,
     /// I/Os split into several bios, by parent id.
@@ -233,6 +252,7 @@ impl DeviceQueue {
                 qd1: config.settings.zoned_qd1_writes,
                 native_append: limits.zone_append == super::limits::ZoneAppendMode::Native,
                 recovery: config.recovery,
+                pop_when_run: config.pop_when_run && model.is_some() && config.reissue_ns > 0,
             });
             Self::revalidate_plugs(&*device, &mut p);
             p
@@ -487,9 +507,10 @@ impl DeviceQueue {
                         // goes at once, from the submitter's context.
                         let defer = s.timing.is_some()
                             && self.config.reissue_ns > 0
+                            && !s.plugs.as_ref().is_some_and(|p| p.config().pop_when_run)
                             && (caller.is_none() || self.config.settings.zoned_qd1_writes);
                         if defer {
-                            s.pending.push_back((now + self.config.reissue_ns, req));
+                            s.pending.push_back((now + self.config.reissue_ns, Pending::Send(req)));
                         } else {
                             if req.bios().iter().any(|b| is_caller(b.id)) {
                                 *used = true;
@@ -520,6 +541,13 @@ impl DeviceQueue {
                         }
                         s.held.remove(&b.id);
                         self.deliver(s, b.id, -libc::EIO, now, now, None);
+                    }
+                    Event::Wake(who) => {
+                        if s.timing.is_some() && self.config.reissue_ns > 0 {
+                            s.pending.push_back((now + self.config.reissue_ns, Pending::Wake(who)));
+                        } else if let Some(p) = s.plugs.as_mut() {
+                            p.wake(who, events);
+                        }
                     }
                     Event::Resync(zone) => {
                         if let Some(p) = s.plugs.as_mut() {
@@ -731,8 +759,8 @@ impl DeviceQueue {
             let due = s.pending.front().map(|(d, _)| *d);
             let Some(timing) = s.timing.as_mut() else {
                 // Untimed: send what is pending now.
-                let Some((_, req)) = s.pending.pop_front() else { return };
-                self.dispatch(s, t, req, None);
+                let Some((_, what)) = s.pending.pop_front() else { return };
+                self.let_go(s, t, what);
                 continue;
             };
             let next = match (timing.model.next_event(), due) {
@@ -766,8 +794,8 @@ impl DeviceQueue {
                 if d > step {
                     break;
                 }
-                let (_, req) = s.pending.pop_front().expect("pending");
-                self.dispatch(s, step, req, None);
+                let (_, what) = s.pending.pop_front().expect("pending");
+                self.let_go(s, step, what);
                 sent = true;
             }
             if !progress && !sent {
@@ -777,6 +805,22 @@ impl DeviceQueue {
                 stuck_at = Some(step);
             } else {
                 stuck_at = None;
+            }
+        }
+    }
+
+    /// Carry out what a completion let go, now that the re-issue latency has passed.
+    fn let_go(&self, s: &mut State, now: u64, what: Pending) {
+        match what {
+            Pending::Send(req) => self.dispatch(s, now, req, None),
+            Pending::Wake(who) => {
+                let mut events = s.event_list();
+                if let Some(p) = s.plugs.as_mut() {
+                    p.wake(who, &mut events);
+                }
+                let mut used = false;
+                self.handle(s, now, &mut events, None, &mut used);
+                s.recycle(events);
             }
         }
     }

@@ -207,3 +207,62 @@ fn a_finish_of_a_range_failing_on_its_first_zone_leaves_the_later_zones_plugs_as
     // Out of range or unaligned: EINVAL, nothing done.
     assert_eq!(run(&q, e, 0, 0, QueueOp::Finish, z + 8, z), -libc::EINVAL);
 }
+
+/// Per-zone plugs over a 1 µs device, a completion letting the next write go 500 ns later.
+fn late_queue(dev: &Arc<dyn ZonedDevice>, pop_when_run: bool) -> (DeviceQueue, u32) {
+    let mut config = QueueConfig::for_device(&**dev);
+    config.settings.zoned_qd1_writes = false;
+    config.reissue_ns = 500;
+    config.pop_when_run = pop_when_run;
+    let q = DeviceQueue::new(dev.clone(), config, Some(Box::new(Delay { delay: 1_000, at_device: VecDeque::new() })));
+    let e = q.register();
+    (q, e)
+}
+
+#[test]
+fn the_work_item_takes_the_writes_that_wait_when_it_runs() {
+    for pop_when_run in [true, false] {
+        let dev = device();
+        let z = dev.info().geometry.zone_size;
+        let (q, e) = late_queue(&dev, pop_when_run);
+        let mut buf = vec![0x5a; 4096];
+        // Write 0 at the device from 0 to 1,000 ns; write 1 waits; the completion of write 0
+        // wakes the zone's work item at 1,500 ns; write 2 arrives at 1,200 ns, meanwhile.
+        q.submit(0, QueueIo { engine: e, tag: 0, op: QueueOp::Write, sector: z, sectors: 8 }, &mut buf);
+        q.submit(10, QueueIo { engine: e, tag: 1, op: QueueOp::Write, sector: z + 8, sectors: 8 }, &mut buf);
+        q.submit(1_200, QueueIo { engine: e, tag: 2, op: QueueOp::Write, sector: z + 16, sectors: 8 }, &mut buf);
+        let mut out = Vec::new();
+        q.take(e, 10_000, &mut out);
+        let got: Vec<(u32, i32, u64)> = out.iter().map(|f| (f.tag, f.result, f.at_ns)).collect();
+        if pop_when_run {
+            // The work item pops the plug's list when it runs: writes 1 and 2 go as one request.
+            assert_eq!(got, [(0, 4096, 1_000), (1, 4096, 2_500), (2, 4096, 2_500)]);
+        } else {
+            // Chosen at the completion: write 1 alone, then write 2 after its completion.
+            assert_eq!(got, [(0, 4096, 1_000), (1, 4096, 2_500), (2, 4096, 4_000)]);
+        }
+        assert_eq!(zone_cond(&dev, z), (ZoneCond::ImplicitOpen, z + 24));
+    }
+}
+
+#[test]
+fn a_finish_before_the_work_item_runs_fails_the_write_it_would_have_sent() {
+    let dev = device();
+    let z = dev.info().geometry.zone_size;
+    let (q, e) = late_queue(&dev, true);
+    let mut buf = vec![0x5a; 4096];
+    // Write 0 at the device from 0 to 1,000 ns, write 1 waiting; the finish, sent at 20 ns,
+    // completes at 1,020 ns, between write 0's completion and the work item's run (1,500 ns):
+    // write 1 is still in the plug's list, fails with it (EIO), and never reaches the device.
+    q.submit(0, QueueIo { engine: e, tag: 0, op: QueueOp::Write, sector: z, sectors: 8 }, &mut buf);
+    q.submit(10, QueueIo { engine: e, tag: 1, op: QueueOp::Write, sector: z + 8, sectors: 8 }, &mut buf);
+    let mut none = [0u8; 0];
+    q.submit(20, QueueIo { engine: e, tag: 2, op: QueueOp::Finish, sector: z, sectors: z }, &mut none);
+    let mut out = Vec::new();
+    q.take(e, 10_000, &mut out);
+    let got: Vec<(u32, i32, u64)> = out.iter().map(|f| (f.tag, f.result, f.at_ns)).collect();
+    assert_eq!(got, [(0, 4096, 1_000), (2, 0, 1_020), (1, -libc::EIO, 1_020)]);
+    // The work item found nothing to send: the full zone's plug is gone.
+    assert_eq!(plug_wp(&q, 1), None);
+    assert_eq!(zone_cond(&dev, z), (ZoneCond::Full, 2 * z));
+}

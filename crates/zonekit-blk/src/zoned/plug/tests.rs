@@ -10,6 +10,7 @@ fn cfg(qd1: bool, native_append: bool, recovery: Recovery) -> PlugConfig {
         qd1,
         native_append,
         recovery,
+        pop_when_run: false,
     }
 }
 
@@ -274,6 +275,7 @@ impl Sim {
                         let off = self.wp.get(&z).copied().unwrap_or(0);
                         self.plugs.sync_wp(&zone(u64::from(z), off), &mut next);
                     }
+                    Event::Wake(who) => self.plugs.wake(who, &mut next),
                 }
             }
             queue = next;
