@@ -541,9 +541,14 @@ mod tests {
         assert_eq!(times, [1_080, 2_320, 2_320, 2_320]);
     }
 
-    /// Real-time pacing: each completion is handed back no earlier than its model time, and
-    /// soon after it (the bound is 5 ms so that a loaded 2-core CI machine passes; typical figures
-    /// are in docs/models.md).
+    /// Real-time pacing: the model runs on the real clock (a command sent at wall time `t`
+    /// completes at `t` + 2 ms), each completion is handed back no earlier than its model time,
+    /// and the engine never has its caller sleep past a completion's time nor hold one back once
+    /// the clock has reached it. Those bounds are on the times the engine and the model give, not
+    /// on how late the operating system wakes a sleeping thread, so a loaded machine cannot fail
+    /// them (the wall-clock lateness is printed; it was bounded by 5 ms before, which a busy
+    /// 2-core machine overran). An engine that slept until a later event, or did not hand back a
+    /// due completion, still fails.
     #[test]
     fn a_timed_device_on_the_real_clock_paces_completions() {
         let dev = device("zbc-small");
@@ -556,24 +561,44 @@ mod tests {
         let mut lateness = Vec::new();
         let t0 = clock.now_ns();
         for i in 0..10u64 {
+            let before = clock.now_ns();
             assert_eq!(e.queue(&io(0, Ddir::Write, zone + i * 4096, 4096)), Queued::Queued);
             e.commit().unwrap();
+            let after = clock.now_ns();
+            // The times the caller was told to sleep until, in order.
+            let mut targets = Vec::new();
             let mut out = Vec::new();
             loop {
                 e.getevents(1, usize::MAX, &mut out).unwrap();
                 if let Some(c) = out.first() {
                     let now = clock.now_ns();
                     assert!(now >= c.at_ns, "handed back at {now} before its time {}", c.at_ns);
+                    // Sent on the real clock between `before` and `after`, done 2 ms later.
+                    assert!(
+                        (before + 2_000_000..=after + 2_000_000).contains(&c.at_ns),
+                        "command {i}: sent in [{before}, {after}], completed at {}",
+                        c.at_ns
+                    );
+                    // Never asked to sleep past the completion; once a sleep reached its time,
+                    // the very next call handed it back.
+                    let (last, earlier) = targets.split_last().map_or((None, &[][..]), |(l, r)| (Some(*l), r));
+                    assert!(last.is_none_or(|t| t <= c.at_ns), "slept until {last:?}, past {}", c.at_ns);
+                    assert!(
+                        earlier.iter().all(|&t| t < c.at_ns),
+                        "command {i}: slept until {earlier:?} and again, though {} was due",
+                        c.at_ns
+                    );
                     lateness.push(now - c.at_ns);
                     break;
                 }
-                crate::run_to_completion(clock.sleep_until(e.next_event().unwrap()));
+                let t = e.next_event().expect("a command in flight has a next event");
+                targets.push(t);
+                crate::run_to_completion(clock.sleep_until(t));
             }
         }
         let total = clock.now_ns() - t0;
         assert!(total >= 20_000_000, "10 commands of 2 ms took {total} ns");
         let worst = lateness.iter().max().copied().unwrap_or(0);
-        eprintln!("pacing: worst lateness {worst} ns over {} completions", lateness.len());
-        assert!(worst < 5_000_000, "a completion came {worst} ns after its model time");
+        eprintln!("pacing: worst lateness {worst} ns over {} completions (wall clock)", lateness.len());
     }
 }

@@ -105,6 +105,7 @@ impl BlockDevice {
                 qd1: limits.zoned_qd1_writes,
                 native_append: limits.zone_append == ZoneAppendMode::Native,
                 recovery: Recovery::default(),
+                pop_when_run: false,
             });
             // blk_revalidate_seq_zone: a device whose zone appends the block layer emulates needs
             // the write pointer of every partially written zone; others get a plug at their
@@ -335,6 +336,8 @@ impl BlockDevice {
                             errors.push((b.id as usize, e));
                         }
                         Event::Resync(zone) => super::resync(&*self.dev, p, zone, &mut ev),
+                        // Never asked for: this device's plugs take their writes at completion.
+                        Event::Wake(who) => p.wake(who, &mut ev),
                         e @ (Event::Direct(_) | Event::Dispatch(_)) => queue.push_back(e),
                     }
                 }
@@ -362,7 +365,7 @@ impl BlockDevice {
                         errors.extend(req.bios().iter().map(|b| (b.id as usize, e.clone())));
                     }
                 }
-                Event::Fail(..) | Event::Resync(_) => unreachable!("routed above"),
+                Event::Fail(..) | Event::Resync(_) | Event::Wake(_) => unreachable!("routed above"),
             }
         }
         split_error(errors, pieces.len())

@@ -5,7 +5,7 @@
 //! - Writes and zone appends go through the device's zone write plugs ([`super::plug`]): a write
 //!   that must wait is held (with a copy of its data) and sent later, merged with the writes
 //!   behind it, when the write in flight for its zone completes (or, with `zoned_qd1_writes`, when
-//!   the device's one worker gets to it). Reads, flushes and resets are not plugged.
+//!   the device's one worker gets to it). Reads, flushes, resets and finishes are not plugged.
 //! - The device carries out a request when it is sent (its zones change then), and the timing
 //!   model, if the device has one, says when it completes. A request that a completion lets go is
 //!   sent after the host's re-issue latency ([`QueueConfig::reissue_ns`]: the kernel sends it from
@@ -39,13 +39,23 @@ pub struct QueueConfig {
     /// Nanoseconds between a completion and the sending of the write it lets go from a plug
     /// (the kernel's work item, or the qd1 worker's wake-up).
     pub reissue_ns: u64,
+    /// The work item or the worker takes the next write from the plug's list when it runs,
+    /// `reissue_ns` after the completion, so writes that arrived meanwhile are merged or sent
+    /// next, as the kernel's `disk_zone_wplug_submit_bio` does (on by default); off, it is chosen
+    /// at the completion.
+    pub pop_when_run: bool,
 }
 
 impl QueueConfig {
     /// The device's own settings, the recovery of Debian's 6.12 kernel, and a re-issue latency
     /// of 10 µs.
     pub fn for_device(device: &dyn ZonedDevice) -> QueueConfig {
-        QueueConfig { settings: device.info().queue, recovery: Recovery::default(), reissue_ns: 10_000 }
+        QueueConfig {
+            settings: device.info().queue,
+            recovery: Recovery::default(),
+            reissue_ns: 10_000,
+            pop_when_run: true,
+        }
     }
 }
 
@@ -62,6 +72,8 @@ pub enum QueueOp {
     Flush,
     /// Reset the zones of the range.
     Reset,
+    /// Finish the zones of the range (`BLKFINISHZONE`).
+    Finish,
 }
 
 /// One I/O of an engine.
@@ -109,8 +121,19 @@ enum PlugNote {
     Request(u32),
     /// These zones were reset, each without error ([`Plugs::reset`]).
     Reset(std::ops::Range<u32>),
+    /// These zones were finished, each without error ([`Plugs::finish`]).
+    Finish(std::ops::Range<u32>),
     /// Every zone was reset, without error ([`Plugs::reset_all`]).
     ResetAll,
+}
+
+/// What a completion lets go, after the host's re-issue latency.
+#[derive(Debug)]
+enum Pending {
+    /// Send this request (built at the completion).
+    Send(Request),
+    /// Wake the work item of a zone, or the qd1 worker ([`Plugs::wake`]).
+    Wake(Option<u32>),
 }
 
 /// A command at the timing model: its I/Os, and what the plugs are told when it completes.
@@ -150,7 +173,7 @@ struct State {
     at_model: HashMap<u64, AtModel>,
     next_cmd: u64,
     /// Requests let go by completions, to be sent at their due time (non-decreasing).
-    pending: VecDeque<(u64, Request)>,
+    pending: VecDeque<(u64, Pending)>,
     /// Data of held writes, by bio id.
     held: HashMap<u64, Vec<u8>>,
     /// I/Os split into several bios, by parent id.
@@ -229,6 +252,7 @@ impl DeviceQueue {
                 qd1: config.settings.zoned_qd1_writes,
                 native_append: limits.zone_append == super::limits::ZoneAppendMode::Native,
                 recovery: config.recovery,
+                pop_when_run: config.pop_when_run && model.is_some() && config.reissue_ns > 0,
             });
             Self::revalidate_plugs(&*device, &mut p);
             p
@@ -376,10 +400,11 @@ impl DeviceQueue {
                 let parts = single(id0, self.device.flush().map_or_else(|e| neg(&e), |()| 0));
                 self.send(s, now, CommandKind::Flush, 0, 0, 0, parts, None);
             }
-            QueueOp::Reset => {
-                let (result, note) = self.reset(io.sector, io.sectors);
+            QueueOp::Reset | QueueOp::Finish => {
+                let op = if io.op == QueueOp::Reset { ZoneOp::Reset } else { ZoneOp::Finish };
+                let (result, note) = self.zone_mgmt(op, io.sector, io.sectors);
                 let parts = single(id0, result);
-                self.send(s, now, CommandKind::ZoneMgmt(ZoneOp::Reset), io.sector, io.sectors, 0, parts, note);
+                self.send(s, now, CommandKind::ZoneMgmt(op), io.sector, io.sectors, 0, parts, note);
             }
             QueueOp::Write | QueueOp::Append => {
                 let append = io.op == QueueOp::Append;
@@ -482,9 +507,10 @@ impl DeviceQueue {
                         // goes at once, from the submitter's context.
                         let defer = s.timing.is_some()
                             && self.config.reissue_ns > 0
+                            && !s.plugs.as_ref().is_some_and(|p| p.config().pop_when_run)
                             && (caller.is_none() || self.config.settings.zoned_qd1_writes);
                         if defer {
-                            s.pending.push_back((now + self.config.reissue_ns, req));
+                            s.pending.push_back((now + self.config.reissue_ns, Pending::Send(req)));
                         } else {
                             if req.bios().iter().any(|b| is_caller(b.id)) {
                                 *used = true;
@@ -515,6 +541,13 @@ impl DeviceQueue {
                         }
                         s.held.remove(&b.id);
                         self.deliver(s, b.id, -libc::EIO, now, now, None);
+                    }
+                    Event::Wake(who) => {
+                        if s.timing.is_some() && self.config.reissue_ns > 0 {
+                            s.pending.push_back((now + self.config.reissue_ns, Pending::Wake(who)));
+                        } else if let Some(p) = s.plugs.as_mut() {
+                            p.wake(who, events);
+                        }
                     }
                     Event::Resync(zone) => {
                         if let Some(p) = s.plugs.as_mut() {
@@ -596,16 +629,18 @@ impl DeviceQueue {
         );
     }
 
-    /// Reset the zones of a range as `blkdev_zone_mgmt` does ([`mgmt::plan`]: `EINVAL` for a bad
-    /// range, one reset-all for the whole device, else zone by zone carrying on after a failing
-    /// zone): 0, or the errno [`mgmt::range_errno`] picks, and the plugs to reset when the command
-    /// completes. Linux 6.12.95 resets a plug when its zone's reset completes without error
-    /// (`blk_zone_mgmt_bio_endio`), and the zones' bios are chained in ascending order, so a zone
-    /// after a failing one completes with that error: only the zones before the first failing
-    /// one have their plugs reset, as [`super::BlockDevice`] does. A conventional zone's reset
+    /// Reset or finish (`op`) the zones of a range as `blkdev_zone_mgmt` does ([`mgmt::plan`]:
+    /// `EINVAL` for a bad range, one reset-all for a reset of the whole device, else zone by zone
+    /// carrying on after a failing zone): 0, or the errno [`mgmt::range_errno`] picks, and the
+    /// plugs to reset or finish when the command completes. Linux 6.12.95 sets a plug's write
+    /// pointer when its zone's reset or finish completes without error (`blk_zone_mgmt_bio_endio`:
+    /// 0, or the zone's size), which fails what waits in the plug and drops the plug once nothing
+    /// of the zone is in flight; the zones' bios are chained in ascending order, so a zone after a
+    /// failing one completes with that error: only the zones before the first failing one have
+    /// their plugs changed, as [`super::BlockDevice`] does. A conventional zone's reset or finish
     /// fails in the block layer (EIO).
-    fn reset(&self, sector: u64, sectors: u64) -> (i32, Option<PlugNote>) {
-        let plan = match mgmt::plan(&self.limits, ZoneOp::Reset, sector, sectors) {
+    fn zone_mgmt(&self, op: ZoneOp, sector: u64, sectors: u64) -> (i32, Option<PlugNote>) {
+        let plan = match mgmt::plan(&self.limits, op, sector, sectors) {
             Ok(p) => p,
             Err(e) => return (-e.errno().0, None),
         };
@@ -628,12 +663,17 @@ impl DeviceQueue {
                 Ok(()) if failed.is_empty() => {
                     note = Some(match (cmd, note) {
                         (MgmtCommand::ResetAll, _) => PlugNote::ResetAll,
-                        (MgmtCommand::Zone { sector, .. }, Some(PlugNote::Reset(zones))) => {
-                            PlugNote::Reset(zones.start..g.zone_index(sector).unwrap_or(0) + 1)
-                        }
-                        (MgmtCommand::Zone { sector, .. }, _) => {
+                        (MgmtCommand::Zone { sector, .. }, note) => {
                             let zone = g.zone_index(sector).unwrap_or(0);
-                            PlugNote::Reset(zone..zone + 1)
+                            let from = match note {
+                                Some(PlugNote::Reset(zones) | PlugNote::Finish(zones)) => zones.start,
+                                _ => zone,
+                            };
+                            if op == ZoneOp::Finish {
+                                PlugNote::Finish(from..zone + 1)
+                            } else {
+                                PlugNote::Reset(from..zone + 1)
+                            }
                         }
                     });
                 }
@@ -694,6 +734,7 @@ impl DeviceQueue {
                 PlugNote::Request(zone) => plugs.complete(zone, ok, &mut events),
                 // Only the zones reset without error are noted, whatever the range's result.
                 PlugNote::Reset(zones) => zones.for_each(|z| plugs.reset(z, &mut events)),
+                PlugNote::Finish(zones) => zones.for_each(|z| plugs.finish(z, &mut events)),
                 PlugNote::ResetAll => plugs.reset_all(&mut events),
             }
             let mut used = false;
@@ -718,8 +759,8 @@ impl DeviceQueue {
             let due = s.pending.front().map(|(d, _)| *d);
             let Some(timing) = s.timing.as_mut() else {
                 // Untimed: send what is pending now.
-                let Some((_, req)) = s.pending.pop_front() else { return };
-                self.dispatch(s, t, req, None);
+                let Some((_, what)) = s.pending.pop_front() else { return };
+                self.let_go(s, t, what);
                 continue;
             };
             let next = match (timing.model.next_event(), due) {
@@ -753,8 +794,8 @@ impl DeviceQueue {
                 if d > step {
                     break;
                 }
-                let (_, req) = s.pending.pop_front().expect("pending");
-                self.dispatch(s, step, req, None);
+                let (_, what) = s.pending.pop_front().expect("pending");
+                self.let_go(s, step, what);
                 sent = true;
             }
             if !progress && !sent {
@@ -764,6 +805,22 @@ impl DeviceQueue {
                 stuck_at = Some(step);
             } else {
                 stuck_at = None;
+            }
+        }
+    }
+
+    /// Carry out what a completion let go, now that the re-issue latency has passed.
+    fn let_go(&self, s: &mut State, now: u64, what: Pending) {
+        match what {
+            Pending::Send(req) => self.dispatch(s, now, req, None),
+            Pending::Wake(who) => {
+                let mut events = s.event_list();
+                if let Some(p) = s.plugs.as_mut() {
+                    p.wake(who, &mut events);
+                }
+                let mut used = false;
+                self.handle(s, now, &mut events, None, &mut used);
+                s.recycle(events);
             }
         }
     }

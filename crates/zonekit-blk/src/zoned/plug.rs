@@ -128,6 +128,9 @@ pub enum Event {
     /// Read the zone's write pointer from the device and give it to [`Plugs::sync_wp`] (error
     /// recovery, [`Recovery::Resync`]).
     Resync(u32),
+    /// Call [`Plugs::wake`] with this after the host's re-issue latency ([`PlugConfig::pop_when_run`]):
+    /// a zone's work item (`Some(zone)`) or the qd1 worker (`None`) runs.
+    Wake(Option<u32>),
 }
 
 /// What the block layer does after a failed write.
@@ -155,6 +158,12 @@ pub struct PlugConfig {
     pub native_append: bool,
     /// Error recovery.
     pub recovery: Recovery,
+    /// The sender takes the next write from a list when it runs, not at the completion that
+    /// lets it go: a completion asks for a [`Event::Wake`], and [`Plugs::wake`] builds the request
+    /// then, with whatever waits in the list by that time (`blk_zone_wplug_bio_work` and
+    /// `disk_zone_wplugs_worker` pop the plug's list when the work item or the worker runs). Off,
+    /// the request is built at the completion (a driver that sends it at once).
+    pub pop_when_run: bool,
 }
 
 #[derive(Debug, Default)]
@@ -299,12 +308,14 @@ pub struct Plugs {
     fifo: VecDeque<u32>,
     /// qd1: the zone the worker drains, and whether its request is at the device.
     worker: Option<(u32, bool)>,
+    /// qd1 with [`PlugConfig::pop_when_run`]: the worker has been woken and has not run yet.
+    waking: bool,
 }
 
 impl Plugs {
     /// Plugs of a device: none yet (see [`Plugs::revalidate`]).
     pub fn new(cfg: PlugConfig) -> Plugs {
-        Plugs { cfg, plugs: PlugTable::default(), fifo: VecDeque::new(), worker: None }
+        Plugs { cfg, plugs: PlugTable::default(), fifo: VecDeque::new(), worker: None, waking: false }
     }
 
     /// The configuration.
@@ -464,8 +475,41 @@ impl Plugs {
     }
 
     /// The qd1 worker: if it is idle, send the next request (from the zone it drains, else from
-    /// the next zone on its list).
+    /// the next zone on its list); with [`PlugConfig::pop_when_run`], wake it up to do so.
     fn run_worker(&mut self, out: &mut Vec<Event>) {
+        if self.cfg.pop_when_run {
+            let idle = match self.worker {
+                Some((_, busy)) => !busy,
+                None => !self.fifo.is_empty(),
+            };
+            if idle && !self.waking {
+                self.waking = true;
+                out.push(Event::Wake(None));
+            }
+            return;
+        }
+        self.worker_step(out);
+    }
+
+    /// The woken sender runs ([`Event::Wake`]): the qd1 worker (`None`) sends its next request;
+    /// a zone's work item sends the zone's next request, merged with what waits behind it now.
+    pub fn wake(&mut self, who: Option<u32>, out: &mut Vec<Event>) {
+        match who {
+            None => {
+                self.waking = false;
+                self.worker_step(out);
+            }
+            Some(zone) => {
+                let Some(p) = self.plugs.get_mut(zone) else { return };
+                // The work item held the zone's slot since the completion.
+                p.in_flight = p.in_flight.saturating_sub(1);
+                self.send_next(zone, out);
+            }
+        }
+    }
+
+    /// [`Plugs::run_worker`]'s work: the worker takes the next request.
+    fn worker_step(&mut self, out: &mut Vec<Event>) {
         loop {
             match self.worker {
                 Some((_, true)) => return,
@@ -536,6 +580,18 @@ impl Plugs {
             self.run_worker(out);
             return;
         }
+        let Some(p) = self.plugs.get_mut(zone) else { return };
+        if self.cfg.pop_when_run && !p.list.is_empty() {
+            // The zone's work item is scheduled; it holds the zone's slot until it runs.
+            p.in_flight += 1;
+            out.push(Event::Wake(Some(zone)));
+            return;
+        }
+        self.send_next(zone, out);
+    }
+
+    /// Per-zone plugs: send `zone`'s next request, or unplug it if nothing waits.
+    fn send_next(&mut self, zone: u32, out: &mut Vec<Event>) {
         let Some(p) = self.plugs.get_mut(zone) else { return };
         if p.list.is_empty() {
             self.unplug(zone);

@@ -10,6 +10,7 @@ fn cfg(qd1: bool, native_append: bool, recovery: Recovery) -> PlugConfig {
         qd1,
         native_append,
         recovery,
+        pop_when_run: false,
     }
 }
 
@@ -274,6 +275,7 @@ impl Sim {
                         let off = self.wp.get(&z).copied().unwrap_or(0);
                         self.plugs.sync_wp(&zone(u64::from(z), off), &mut next);
                     }
+                    Event::Wake(who) => self.plugs.wake(who, &mut next),
                 }
             }
             queue = next;
@@ -345,8 +347,11 @@ proptest! {
     /// reach the device in the order they were submitted, under any interleaving of submitters
     /// and completions; emulated zone appends get strictly increasing sectors per zone.
     #[test]
-    fn plugs_keep_zone_writes_in_order(steps in steps(), qd1 in any::<bool>(), native in any::<bool>()) {
-        let mut sim = Sim::new(cfg(qd1, native, Recovery::Resync));
+    fn plugs_keep_zone_writes_in_order(
+        steps in steps(), qd1 in any::<bool>(), native in any::<bool>(), late in any::<bool>(),
+    ) {
+        // `late`: the sender takes its writes when woken (here at once, through Event::Wake).
+        let mut sim = Sim::new(PlugConfig { pop_when_run: late, ..cfg(qd1, native, Recovery::Resync) });
         let mut next_off: BTreeMap<u32, u64> = BTreeMap::new();
         let mut submitted: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
         let mut appends: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
@@ -397,9 +402,9 @@ proptest! {
     /// report (or a reset or finish) tells the plug its write pointer again.
     #[test]
     fn after_a_write_error_writes_fail_until_the_zone_is_reported(
-        before in 1usize..6, after in 1usize..6, qd1 in any::<bool>(), how in 0u8..3,
+        before in 1usize..6, after in 1usize..6, qd1 in any::<bool>(), how in 0u8..3, late in any::<bool>(),
     ) {
-        let mut sim = Sim::new(cfg(qd1, true, Recovery::NeedWpUpdate));
+        let mut sim = Sim::new(PlugConfig { pop_when_run: late, ..cfg(qd1, true, Recovery::NeedWpUpdate) });
         let mut id = 0;
         let mut off = 0;
         for _ in 0..before {
