@@ -355,15 +355,12 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         );
         spec.allow_create = opts.allow_file_create;
         spec.fsync = opts.create_fsync;
-        let mut rng = crate::rng::Rng::new(seed ^ 0x1a7);
+        // fio's extend_file fills each block as a write buffer (fill_io_buffer).
+        let content = crate::run::buffers::BufferContent::of(&opts, files.iter().map(|f| f.range.len).sum());
+        let mut bufs = crate::run::buffers::BufferGen::new(&content, seed ^ 0x1a7);
         for f in to_lay {
-            let zero = opts.zero_buffers;
             let mut fill = |buf: &mut [u8]| {
-                if zero {
-                    buf.fill(0);
-                } else {
-                    crate::run::io_loop::fill_random(&mut rng, buf);
-                }
+                bufs.fill(buf, buf.len() as u64);
                 crate::sys::received().is_none()
             };
             if let Some(parent) = f.path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -462,6 +459,13 @@ fn verify_plan(
         interval: v.interval,
         hdr_offset: v.offset,
         pattern: v.pattern.clone(),
+        compress_percentage: opts.buffer_compress_percentage,
+        buffer_pattern: opts
+            .buffer_pattern
+            .as_deref()
+            .and_then(|p| crate::verify::Pattern::parse(p).ok())
+            .map(|p| p.bytes)
+            .unwrap_or_default(),
         fatal: v.fatal,
         dump: v.dump,
         thread: thread as u16,

@@ -9,6 +9,7 @@
 //! - [`sim`]: the run's clock, and the simulated-time driver (every clone of a group in one event
 //!   loop).
 
+pub mod buffers;
 pub mod executor;
 pub mod io_loop;
 pub mod iolog;
