@@ -988,6 +988,44 @@ mod tests {
     }
 
     #[test]
+    fn trimwrite_trims_then_writes_each_block() {
+        let mut s = spec(false, true, false, 64 << 10, 4096);
+        s.trim = true;
+        s.trimwrite = true;
+        s.pass_bytes *= 2;
+        let ios = drain(&mut Workload::new(s.clone()));
+        assert_eq!(ios.len(), 32);
+        for (i, pair) in ios.chunks(2).enumerate() {
+            assert_eq!((pair[0].dir, pair[1].dir), (Dir::Trim, Dir::Write));
+            assert_eq!((pair[0].offset, pair[1].offset), (i as u64 * 4096, i as u64 * 4096));
+        }
+        s.random = true;
+        let ios = drain(&mut Workload::new(s));
+        assert_eq!(ios.len(), 32);
+        let mut offs: Vec<u64> = ios.chunks(2).map(|p| p[0].offset).collect();
+        for pair in ios.chunks(2) {
+            assert_eq!((pair[0].dir, pair[1].dir), (Dir::Trim, Dir::Write));
+            assert_eq!((pair[0].offset, pair[0].len), (pair[1].offset, pair[1].len));
+        }
+        offs.sort_unstable();
+        offs.dedup();
+        assert_eq!(offs.len(), 16, "the random map gives each block one trim");
+    }
+
+    #[test]
+    fn number_ios_stops_the_job_first() {
+        let mut s = spec(true, true, true, 1 << 20, 4096);
+        s.number_ios = 10;
+        assert_eq!(drain(&mut Workload::new(s.clone())).len(), 10);
+        s.number_ios = 1000;
+        assert_eq!(drain(&mut Workload::new(s.clone())).len(), 256, "the byte count stops it first");
+        s.number_ios = 10;
+        s.time_based = true;
+        let mut w = Workload::new(s);
+        assert_eq!(std::iter::from_fn(|| w.next()).take(100).count(), 100, "time-based jobs ignore it");
+    }
+
+    #[test]
     fn random_read_hits_every_block_once() {
         let mut w = Workload::new(spec(true, false, true, 8 << 20, 4096));
         let ios = drain(&mut w);
