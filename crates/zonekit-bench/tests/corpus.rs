@@ -44,9 +44,9 @@ const EXPECTED: Counts = Counts {
     others_unset_variable: 14,
     others_unknown_option: 10,
     others_bad_value: 10,
-    runnable: 28,
+    runnable: 29,
     refused_engine: 28,
-    refused_option: 16,
+    refused_option: 15,
     conflict: 1,
 };
 

@@ -123,6 +123,21 @@ fn buffers_as_fio() {
         let (fr, zr) = (zlib_ratio(&f), zlib_ratio(&z));
         assert!((fr - zr).abs() < 0.02, "{args}: zlib ratio fio {fr:.3} zonekit {zr:.3}");
     }
+    // dedupe_global: the jobs' working sets spread over each other's data (fio's
+    // examples/dedupe-global.fio, smaller): duplicates across the files, as many as fio's.
+    let global = "--rw=write --bs=4k --size=2m --dedupe_percentage=50 --dedupe_mode=working_set \
+                  --dedupe_working_set_percentage=50 --dedupe_global=1 --buffer_compress_percentage=50";
+    let files_g = written(&[global, global, global]);
+    let cat =
+        |z: bool| -> Vec<u8> { files_g.iter().flat_map(|(f, zk)| if z { zk.clone() } else { f.clone() }).collect() };
+    let (fs, zs) = (dup_share(&cat(false)), dup_share(&cat(true)));
+    let (f0, z0) = (dup_share(&files_g[0].0), dup_share(&files_g[0].1));
+    assert!(
+        fs > f0 + 0.05 && zs > z0 + 0.05,
+        "duplicates across jobs: fio {fs:.3} (one file {f0:.3}), zonekit {zs:.3} ({z0:.3})"
+    );
+    assert!((fs - zs).abs() < 0.05, "dedupe_global: duplicate 4 KiB blocks fio {fs:.3} zonekit {zs:.3}");
+
     for args in interplay {
         let (f, z) = files.next().unwrap();
         let (fs, zs) = (dup_share(&f), dup_share(&z));

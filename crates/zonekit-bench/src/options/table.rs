@@ -1609,8 +1609,12 @@ pub static OPTIONS: &[OptionDef] = &[
             o.dedupe_percentage = v.as_u32();
             Ok(())
         }),
-    opt("dedupe_global", Kind::Bool, Category::Buffers, Support::Refused, "Share the duplicate working set between jobs.")
-        .def("0"),
+    opt("dedupe_global", Kind::Bool, Category::Buffers, Support::Implemented, "With `dedupe_mode=working_set`, build each job's working set from every job's data in turn (the run's jobs share `size × dedupe_working_set_percentage` of pages evenly), so that jobs duplicate each other's blocks.")
+        .def("0")
+        .apply(|o, v| {
+            o.dedupe_global = v.as_bool();
+            Ok(())
+        }),
     opt("dedupe_mode", Kind::Choice { choices: &[Choice { name: "repeat", canon: "repeat", help: "duplicate the last new block" }, Choice { name: "working_set", canon: "working_set", help: "duplicate one of the first blocks, a working set of dedupe_working_set_percentage of size" }], postfix: false }, Category::Buffers, Support::Implemented, "Which blocks duplicates copy; has effect only with `dedupe_percentage`.")
         .def("repeat")
         .parent("dedupe_percentage")

@@ -38,6 +38,9 @@ pub struct BufferContent {
     pub zero: bool,
     /// The smallest write block size (fio's `min_bs[DDIR_WRITE]`).
     pub min_write: u64,
+    /// `dedupe_global`: the seeds of every clone of the run and this clone's index among them;
+    /// the working set takes its pages from each clone's stream in turn.
+    pub peers: Option<(std::sync::Arc<Vec<u64>>, u32)>,
 }
 
 impl BufferContent {
@@ -64,9 +67,15 @@ impl BufferContent {
             },
             zero: o.zero_buffers,
             min_write,
+            peers: None,
         }
     }
 }
+
+/// What the job loop mixes into a job's seed for its buffers ([`crate::run::io_loop`]).
+pub const LOOP_SEED: u64 = 0xb0ff;
+/// What a generator mixes into its seed for its stream of buffer seeds.
+const BUF_SEED: u64 = 0x5eed_b0f5;
 
 /// fio's `frand_state` as far as buffers use it: a stream of seeds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,17 +115,29 @@ pub struct BufferGen {
 impl BufferGen {
     /// A generator for `content`, its random streams seeded from `seed`.
     pub fn new(content: &BufferContent, seed: u64) -> BufferGen {
-        let state = SeedState(seed ^ 0x5eed_b0f5);
+        let state = SeedState(seed ^ BUF_SEED);
         let mut ws = Vec::new();
         if content.working_set && content.working_set_pages > 0 {
             // Each page of the working set starts where the job's own stream will be when it
             // writes that page as a new one (fio advances a copy once per chunk of a page).
+            // dedupe_global (fio's init_global_dedupe_working_set_seeds): every `pages / jobs`
+            // pages, the next job's stream from its start.
             let per_page = content.min_write / min_not_zero(content.min_write, content.compress_chunk).max(1);
+            let pages = content.working_set_pages;
+            let (peers, mut index): (&[u64], u64) = match &content.peers {
+                Some((seeds, own)) => (seeds, u64::from(*own)),
+                None => (&[], 0),
+            };
+            let per_seed = (pages / peers.len().max(1) as u64).max(1);
             let mut s = state;
             ws.push(s);
-            for _ in 1..content.working_set_pages {
+            for i in 1..pages {
                 for _ in 0..per_page {
                     s.next_seed();
+                }
+                if !peers.is_empty() && i % per_seed == 0 {
+                    index += 1;
+                    s = SeedState(peers[(index % peers.len() as u64) as usize] ^ LOOP_SEED ^ BUF_SEED);
                 }
                 ws.push(s);
             }
@@ -311,6 +332,36 @@ mod tests {
         let uniq: Vec<&Vec<u8>> = b.iter().filter(|x| b.iter().filter(|y| y == x).count() == 1).collect();
         let dups: HashSet<&Vec<u8>> = b.iter().filter(|x| !uniq.contains(x)).collect();
         assert!(dups.len() <= 20, "{} distinct duplicated pages", dups.len());
+    }
+
+    #[test]
+    fn a_global_working_set_spans_the_jobs() {
+        let seeds = std::sync::Arc::new(vec![11u64, 22, 33]);
+        let c = |own| BufferContent {
+            dedupe_percentage: 50,
+            working_set: true,
+            working_set_pages: 30,
+            peers: Some((seeds.clone(), own)),
+            ..content()
+        };
+        let job = |own: u32, global: bool| {
+            let c = if global { c(own) } else { BufferContent { peers: None, ..c(own) } };
+            let mut g = BufferGen::new(&c, seeds[own as usize] ^ LOOP_SEED);
+            (0..300)
+                .map(|_| {
+                    let mut b = vec![0; 4096];
+                    g.fill(&mut b, 4096);
+                    b
+                })
+                .collect::<Vec<_>>()
+        };
+        let shared = |a: &[Vec<u8>], b: &[Vec<u8>]| {
+            let a: HashSet<&Vec<u8>> = a.iter().collect();
+            b.iter().filter(|x| a.contains(x)).count()
+        };
+        let n = shared(&job(0, true), &job(1, true));
+        assert!(n > 20, "the jobs repeat each other's blocks: {n}");
+        assert_eq!(shared(&job(0, false), &job(1, false)), 0, "without dedupe_global the jobs share nothing");
     }
 
     #[test]

@@ -609,7 +609,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         let depth = cfg.depth.max(1);
         let ramping = !cfg.ramp.is_zero();
         progress.state.store(if ramping { 1 } else { 2 }, Ordering::Relaxed);
-        let mut buffers = BufferGen::new(&cfg.content, cfg.seed ^ 0xb0ff);
+        let mut buffers = BufferGen::new(&cfg.content, cfg.seed ^ crate::run::buffers::LOOP_SEED);
         for tag in 0..depth {
             let buf = engine.buffer(tag);
             match cfg.fill {

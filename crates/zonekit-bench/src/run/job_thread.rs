@@ -35,6 +35,9 @@ pub struct JobRun {
     pub thread_number: u32,
     /// Reporting group.
     pub groupid: u32,
+    /// The seed of every clone of the run, by `thread_number - 1` (empty: this clone computes its
+    /// own): `dedupe_global` builds its working set from the other clones' buffer streams.
+    pub seeds: Arc<Vec<u64>>,
 }
 
 /// What a finished clone reports.
@@ -227,7 +230,10 @@ fn diskless_file(opts: &JobOptions, jobnum: u32, nr_files: usize) -> FileInfo {
 /// files laid out. A clone that cannot run comes back as its outcome.
 pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<Prepared, Box<JobOutcome>> {
     let started = SystemTime::now();
-    let seed = sizing::job_seed(&run.opts, run.thread_number);
+    let seed = match run.seeds.get(run.thread_number as usize - 1) {
+        Some(&s) => s,
+        None => sizing::job_seed(&run.opts, run.thread_number),
+    };
     let job_id = run.thread_number - 1;
     // fio loads a job's verify state before its files are set up; a job that cannot is dropped.
     let vstate = if run.opts.verify.state_load {
@@ -699,6 +705,9 @@ pub async fn run_prepared<C: Clock>(
         stats.zone_reset();
     }
     let mut loop_cfg = sizing::loop_config(&opts, &files, seed);
+    if opts.dedupe_global && !run.seeds.is_empty() {
+        loop_cfg.content.peers = Some((run.seeds.clone(), run.thread_number - 1));
+    }
     loop_cfg.job_id = run.thread_number - 1;
     loop_cfg.pacing.flow = flow.map(|f| (f, opts.pacing.flow));
     let ru0 = thread_rusage().unwrap_or_default();
