@@ -200,6 +200,8 @@ fn counts_as_fio() {
         "--name=t --ioengine=null --size=1m --bs=16k --rw=randtrimwrite",
         "--name=t --ioengine=null --size=1m --bs=4k --rw=trimwrite --number_ios=10",
         "--name=t --ioengine=null --size=256k --bs=4k,8k,8k --rw=trimwrite",
+        "--name=c --filename=g --size=1m --rw=write --bs=8k,",
+        "--name=c --filename=h --size=1m --rw=write --bsrange=512-16k,",
         "--name=m --filename=e --size=1m --bs=4k --rw=randrw --number_ios=64",
         "--name=l --ioengine=null --size=128k --bs=4k --rw=trimwrite --write_iolog=seq.log",
         "--name=l --ioengine=null --size=128k --bs=4k --rw=randtrimwrite --write_iolog=rand.log",

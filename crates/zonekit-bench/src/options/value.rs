@@ -305,8 +305,9 @@ pub fn per_direction<T: Copy>(
     s: &str,
     mut one: impl FnMut(&str) -> Result<T, String>,
 ) -> Result<[Option<T>; 3], String> {
+    // fio's handle_option: a trailing comma still says "more values follow", so `8k,` sets
+    // reads only and the other directions keep what they had.
     let s = s.trim();
-    let s = s.strip_suffix(',').unwrap_or(s);
     let parts: Vec<&str> = s.split(',').collect();
     if parts.len() > 3 {
         return Err("at most three values (read,write,trim)".into());
@@ -435,7 +436,8 @@ mod tests {
         assert_eq!(p("4k,8k"), Ok([Some(4096), Some(8192), Some(8192)]));
         assert_eq!(p("4k,8k,16k"), Ok([Some(4096), Some(8192), Some(16384)]));
         assert_eq!(p(",8k"), Ok([None, Some(8192), Some(8192)]));
-        assert_eq!(p("4k,"), Ok([Some(4096); 3]));
+        assert_eq!(p("4k,"), Ok([Some(4096), None, None]), "fio: reads only");
+        assert_eq!(p("4k,,"), Ok([Some(4096), None, None]));
         assert!(p("1,2,3,4").is_err());
         assert!(p(",").is_err());
     }
