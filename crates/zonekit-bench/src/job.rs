@@ -534,6 +534,28 @@ fn finalize(
     if o.dedupe_percentage > 0 && !o.is_set("refill_buffers") {
         o.refill_buffers = true;
     }
+    // fio's dedupe working set checks (init.c:fixup_options), as one-line errors.
+    if o.dedupe_percentage > 0 && o.dedupe_working_set {
+        if !o.is_set("size") {
+            conflict(
+                where_set("dedupe_mode"),
+                "dedupe_mode=working_set: needs size (the working set is a share of it)".into(),
+            );
+        } else if o.nrfiles != 1 {
+            conflict(
+                where_set("dedupe_mode"),
+                format!("dedupe_mode=working_set: works on one file per job, not {}", o.nrfiles),
+            );
+        } else if o.dedupe_working_set_percentage + o.dedupe_percentage > 100 {
+            conflict(
+                where_set("dedupe_percentage"),
+                format!(
+                    "dedupe_percentage={}: cannot be reached with dedupe_working_set_percentage={} (those pages are unique; the two add up to more than 100)",
+                    o.dedupe_percentage, o.dedupe_working_set_percentage
+                ),
+            );
+        }
+    }
     if o.random_distribution != RandomDistribution::Random {
         o.norandommap = true;
     }
@@ -685,11 +707,11 @@ fn refusals(o: &JobOptions, values: &Values, at: &Origin) -> Vec<Refusal> {
             why: "zonekit serves files round-robin only".into(),
         });
     }
-    if o.rw.trims() && o.rw.writes() {
+    if o.rw.trims() && o.rw.writes() && o.zonemode == ZoneMode::Zbd {
         out.push(Refusal {
             at: set_at("rw"),
             what: format!("rw={}", o.rw.name()),
-            why: "trim-then-write patterns are not supported by zonekit".into(),
+            why: "trim-then-write patterns are not supported by zonekit with zonemode=zbd".into(),
         });
     }
     out

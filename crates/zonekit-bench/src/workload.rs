@@ -129,6 +129,12 @@ pub struct WorkloadSpec {
     pub keep_done_files: bool,
     /// `read_iolog`: replay these I/Os instead of generating any.
     pub replay: Option<std::sync::Arc<crate::run::iolog::Replay>>,
+    /// Stop after this many I/Os of all directions (`number_ios × loops`, doubled for
+    /// trim-then-write as fio doubles it; 0: no limit; time-based jobs ignore it).
+    pub number_ios: u64,
+    /// `trimwrite` / `randtrimwrite`: each trim is followed by a write of the same block, and only
+    /// the written bytes count against the byte limit (fio's `td_trimwrite`).
+    pub trimwrite: bool,
 }
 
 /// The position rules of fio's zone modes (`io_u.c:setup_strided_zone_mode`,
@@ -199,6 +205,8 @@ impl WorkloadSpec {
             pass_bytes: size,
             keep_done_files: false,
             replay: None,
+            number_ios: 0,
+            trimwrite: false,
         }
     }
 }
@@ -435,9 +443,16 @@ impl Workload {
         if self.spec.time_based {
             return None;
         }
-        let done: u64 = self.issue_bytes.iter().sum();
+        // fio's io_bytes_exceeded counts the written bytes only for trim-then-write.
+        let done: u64 = if self.spec.trimwrite { self.issue_bytes[1] } else { self.issue_bytes.iter().sum() };
         let limit = self.spec.io_limit.saturating_mul(u64::from(self.spec.loops.max(1)));
         Some(limit.saturating_sub(done))
+    }
+
+    /// `number_ios` is reached (fio's `exceeds_number_ios`).
+    fn ios_exceeded(&self) -> bool {
+        let n = self.spec.number_ios;
+        n > 0 && !self.spec.time_based && self.issues.iter().sum::<u64>() >= n
     }
 
     /// The next I/O, or `None` when the job has issued everything it should (no zone policy).
@@ -475,7 +490,7 @@ impl Workload {
         loop {
             // fio's do_io: stop once the job's byte limit is issued; a pass ends after `size`
             // bytes (`pass_bytes`), or when every file is done.
-            if self.remaining() == Some(0) {
+            if self.remaining() == Some(0) || self.ios_exceeded() {
                 return None;
             }
             if !self.spec.time_based && self.pass_issued >= self.spec.pass_bytes {
@@ -496,6 +511,7 @@ impl Workload {
             for _ in 0..=self.files.len() {
                 let Some(fi) = self.pick_file() else { break };
                 let dir = hooks.map_or(drawn, |h| h.adjust_dir(fi, drawn));
+                let dir = if self.spec.trimwrite { self.trimwrite_dir(fi) } else { dir };
                 if let Some(p) = self.propose_in(fi, dir, hooks) {
                     return Some(p);
                 }
@@ -511,6 +527,12 @@ impl Workload {
     /// pass (fio's `fill_io_u` failing).
     fn propose_in(&mut self, fi: usize, dir: Dir, hooks: Option<&dyn ZoneHooks>) -> Option<Proposal> {
         let d = dir.index().expect("data direction");
+        if self.spec.trimwrite && self.spec.random && dir == Dir::Write {
+            // randtrimwrite: the write goes where the last trim went, with its length.
+            let f = &self.files[fi];
+            let start = f.last_start[2].unwrap_or(0);
+            return Some(self.proposal(dir, fi, start, f.last_pos[2].saturating_sub(start)));
+        }
         self.zone_mode_setup(fi, dir, hooks);
         let off = match self.next_offset(fi, d) {
             Some(off) => off,
@@ -538,6 +560,9 @@ impl Workload {
             return false;
         }
         if !self.spec.time_based {
+            if self.ios_exceeded() {
+                return false;
+            }
             let done: u64 = self.issue_bytes.iter().sum();
             let limit = self.spec.io_limit;
             let more_loops = self.pass + 1 < self.spec.loops.max(1);
@@ -653,7 +678,13 @@ impl Workload {
         let d = dir.index().expect("data direction");
         let f = &mut self.files[fi];
         let mut len = len;
-        if let Some(map) = f.map.as_mut() {
+        let trimwrite_write = self.spec.trimwrite && dir == Dir::Write;
+        if self.spec.trimwrite && self.spec.random && dir == Dir::Trim && f.last_start[2] == Some(off) {
+            // A new trim at the last pair's offset: make the write side differ, so that the
+            // next I/O is its write (fio decrements last_start[DDIR_WRITE]).
+            f.last_start[1] = Some(off.wrapping_sub(1));
+        }
+        if let Some(map) = f.map.as_mut().filter(|_| !(trimwrite_write && self.spec.random)) {
             // fio's mark_random_map: mark the I/O's blocks up to the first one already used, and
             // shorten the I/O to what was marked.
             let unit = self.spec.bs[d].min.max(1);
@@ -716,6 +747,13 @@ impl Workload {
             }
         }
         None
+    }
+
+    /// fio's `set_rw_ddir` for trim-then-write: a trim when the file's last trim and last write
+    /// started at the same place (or neither was issued), else the write that follows it.
+    fn trimwrite_dir(&self, fi: usize) -> Dir {
+        let f = &self.files[fi];
+        if f.last_start[1] == f.last_start[2] { Dir::Trim } else { Dir::Write }
     }
 
     /// fio's `get_rw_ddir`: mixed workloads draw a direction, and keep it for a number of I/Os
@@ -947,6 +985,44 @@ mod tests {
         let ios = drain(&mut w);
         assert_eq!(ios.len(), 256);
         assert!(ios.iter().enumerate().all(|(i, io)| io.offset == i as u64 * 4096 && io.dir == Dir::Write));
+    }
+
+    #[test]
+    fn trimwrite_trims_then_writes_each_block() {
+        let mut s = spec(false, true, false, 64 << 10, 4096);
+        s.trim = true;
+        s.trimwrite = true;
+        s.pass_bytes *= 2;
+        let ios = drain(&mut Workload::new(s.clone()));
+        assert_eq!(ios.len(), 32);
+        for (i, pair) in ios.chunks(2).enumerate() {
+            assert_eq!((pair[0].dir, pair[1].dir), (Dir::Trim, Dir::Write));
+            assert_eq!((pair[0].offset, pair[1].offset), (i as u64 * 4096, i as u64 * 4096));
+        }
+        s.random = true;
+        let ios = drain(&mut Workload::new(s));
+        assert_eq!(ios.len(), 32);
+        let mut offs: Vec<u64> = ios.chunks(2).map(|p| p[0].offset).collect();
+        for pair in ios.chunks(2) {
+            assert_eq!((pair[0].dir, pair[1].dir), (Dir::Trim, Dir::Write));
+            assert_eq!((pair[0].offset, pair[0].len), (pair[1].offset, pair[1].len));
+        }
+        offs.sort_unstable();
+        offs.dedup();
+        assert_eq!(offs.len(), 16, "the random map gives each block one trim");
+    }
+
+    #[test]
+    fn number_ios_stops_the_job_first() {
+        let mut s = spec(true, true, true, 1 << 20, 4096);
+        s.number_ios = 10;
+        assert_eq!(drain(&mut Workload::new(s.clone())).len(), 10);
+        s.number_ios = 1000;
+        assert_eq!(drain(&mut Workload::new(s.clone())).len(), 256, "the byte count stops it first");
+        s.number_ios = 10;
+        s.time_based = true;
+        let mut w = Workload::new(s);
+        assert_eq!(std::iter::from_fn(|| w.next()).take(100).count(), 100, "time-based jobs ignore it");
     }
 
     #[test]

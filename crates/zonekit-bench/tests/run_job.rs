@@ -17,7 +17,7 @@ fn job(dir: &std::path::Path, rw: RwMode, engine: &str, depth: u32) -> JobOption
 }
 
 fn run(o: JobOptions) -> zonekit_bench::run::job_thread::JobOutcome {
-    let r = JobRun { opts: Arc::new(o), jobnum: 0, thread_number: 1, groupid: 0 };
+    let r = JobRun { opts: Arc::new(o), jobnum: 0, thread_number: 1, groupid: 0, seeds: Arc::default() };
     run_job(r, Arc::default(), Arc::new(Progress::default()), Arc::new(|_: &str| {}))
 }
 

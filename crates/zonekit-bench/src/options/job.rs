@@ -490,6 +490,12 @@ pub struct JobOptions {
     pub buffer_compress_chunk: u32,
     /// `dedupe_percentage`.
     pub dedupe_percentage: u32,
+    /// `dedupe_mode=working_set` (else `repeat`).
+    pub dedupe_working_set: bool,
+    /// `dedupe_working_set_percentage`.
+    pub dedupe_working_set_percentage: u32,
+    /// `dedupe_global`: the working set spreads over every job's data.
+    pub dedupe_global: bool,
 
     // ---- errors ----
     /// `continue_on_error`.
@@ -803,6 +809,9 @@ impl Default for JobOptions {
             buffer_compress_percentage: 0,
             buffer_compress_chunk: 512,
             dedupe_percentage: 0,
+            dedupe_working_set: false,
+            dedupe_working_set_percentage: 5,
+            dedupe_global: false,
             continue_on_error: ContinueOnError::default(),
             percentile_list: vec![
                 1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99,

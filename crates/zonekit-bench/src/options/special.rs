@@ -83,8 +83,11 @@ pub fn apply_bsrange(o: &mut JobOptions, v: &Value) -> Result<(), String> {
     Ok(())
 }
 
-/// One direction's `bssplit` list (`bs/perc:bs/perc…`), with fio's rules: an entry without a
-/// percentage (or with 0) shares what the others leave; a percentage above 100 counts as 100.
+/// One direction's `bssplit` list (`bs/perc:bs/perc…`), with fio's rules (`split_parse_ddir`,
+/// `bssplit_ddir`): the percentage is read as C's `atoi` reads it (`50x` is 50, `x` is 0); an
+/// entry without a percentage (or with 0) shares what the others leave; a percentage above 100
+/// counts as 100; the percentages may add up to more than 100 only with at most one entry left
+/// to share the rest (which then gets none); entries past the 64th are dropped with a warning.
 fn bssplit_list(s: &str, kb_base: u32) -> Result<Vec<BsSplit>, String> {
     let mut entries: Vec<(u64, Option<u32>)> = Vec::new();
     for item in s.split(':') {
@@ -93,10 +96,8 @@ fn bssplit_list(s: &str, kb_base: u32) -> Result<Vec<BsSplit>, String> {
         }
         let (bs, perc) = match item.split_once('/') {
             Some((b, p)) => {
-                let p = p.trim();
-                let n: u32 =
-                    if p.is_empty() { 0 } else { p.parse().map_err(|_| format!("'{p}' is not a whole percentage"))? };
-                (b, if n == 0 { None } else { Some(n.min(100)) })
+                let n = atoi(p);
+                (b, if n <= 0 { None } else { Some(n.min(100) as u32) })
             }
             None => (item, None),
         };
@@ -105,13 +106,14 @@ fn bssplit_list(s: &str, kb_base: u32) -> Result<Vec<BsSplit>, String> {
             return Err("block sizes must be at least 1".into());
         }
         entries.push((bs, perc));
-        if entries.len() > 64 {
-            return Err("at most 64 entries per direction".into());
+        if entries.len() == 64 {
+            eprintln!("zonekit: warning: bssplit: only the first 64 entries of a list are used, as fio does");
+            break;
         }
     }
     let given: u32 = entries.iter().filter_map(|e| e.1).sum();
     let missing = entries.iter().filter(|e| e.1.is_none()).count() as u32;
-    if given > 100 {
+    if given > 100 && missing > 1 {
         return Err(format!("percentages add up to {given}%, more than 100%"));
     }
     let share = if missing == 0 {
@@ -119,13 +121,26 @@ fn bssplit_list(s: &str, kb_base: u32) -> Result<Vec<BsSplit>, String> {
     } else if missing == 1 && entries.len() == 1 {
         100
     } else {
-        (100 - given) / missing
+        100u32.saturating_sub(given) / missing
     };
     let mut out: Vec<BsSplit> = entries.into_iter().map(|(bs, p)| BsSplit { bs, perc: p.unwrap_or(share) }).collect();
     // fio sorts each list by percentage (ascending) for its lookup; a stable sort keeps ties in
     // the order written.
     out.sort_by_key(|e| e.perc);
     Ok(out)
+}
+
+/// C's `atoi`: leading blanks, a sign, then digits, up to the first other character (0 if none).
+fn atoi(s: &str) -> i64 {
+    let t = s.trim_start();
+    let (neg, rest) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).take(18);
+    let n = digits.fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+    if neg { -n } else { n }
 }
 
 /// Splits a per-direction value `r,w,t` as fio's `str_split_parse`: without a comma one list
@@ -377,8 +392,20 @@ mod tests {
         let l = bssplit_list("4k/10:8k:16k", 1024).unwrap();
         assert_eq!(l.iter().map(|e| e.perc).collect::<Vec<_>>(), vec![10, 45, 45]);
         assert_eq!(bssplit_list("4k", 1024).unwrap(), vec![BsSplit { bs: 4096, perc: 100 }]);
-        assert!(bssplit_list("4k/60:8k/60", 1024).is_err());
-        assert!(bssplit_list("4k/x", 1024).is_err());
+        // fio's lenient reading: more than 100 % with at most one entry left to share the rest,
+        // a percentage read as atoi reads it.
+        let l = bssplit_list("4k/60:8k/60", 1024).unwrap();
+        assert_eq!(l.iter().map(|e| e.perc).sum::<u32>(), 120);
+        assert_eq!(bssplit_list("4k/60:8k/60:16k", 1024).unwrap()[0], BsSplit { bs: 16384, perc: 0 });
+        assert!(bssplit_list("4k/60:8k/60:16k:32k", 1024).is_err());
+        assert_eq!(bssplit_list("4k/x", 1024).unwrap(), vec![BsSplit { bs: 4096, perc: 100 }]);
+        assert_eq!(bssplit_list("4k/30x:8k", 1024).unwrap()[0], BsSplit { bs: 4096, perc: 30 });
+        assert_eq!(
+            bssplit_list("1k/50:2k/:3k/", 1024).unwrap().iter().map(|e| e.perc).collect::<Vec<_>>(),
+            [25, 25, 50]
+        );
+        let many: Vec<String> = (1..=70).map(|i| format!("{}k", i)).collect();
+        assert_eq!(bssplit_list(&many.join(":"), 1024).unwrap().len(), 64);
         let mut o = JobOptions::default();
         apply_bssplit(&mut o, &Value::Text("4k/50:8k/50,64k".into())).unwrap();
         assert_eq!(o.min_bs, [4096, 65536, 65536]);

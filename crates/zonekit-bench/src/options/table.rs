@@ -765,7 +765,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.offset_increment = v.as_size();
             Ok(())
         }),
-    opt("number_ios", Kind::Size { min: 0, percent: false, zones: false }, Category::Files, Support::Refused, "Stop after this many I/Os whatever the byte count.")
+    opt("number_ios", Kind::Size { min: 0, percent: false, zones: false }, Category::Files, Support::Implemented, "Stop after this many I/Os (of all directions, each pass counted: `loops` multiplies it) if the byte count does not stop the job first; time-based jobs ignore it, as fio does.")
         .def("0")
         .apply(|o, v| {
             o.number_ios = v.as_bytes();
@@ -1587,36 +1587,56 @@ pub static OPTIONS: &[OptionDef] = &[
             o.scramble_buffers = v.as_bool();
             Ok(())
         }),
-    opt("buffer_pattern", Kind::Text, Category::Buffers, Support::Refused, "Fill buffers with this pattern.")
+    opt("buffer_pattern", Kind::Text, Category::Buffers, Support::Implemented, "Fill write buffers with this pattern, repeated from each buffer's start: `0xHEX`, a decimal integer, `\"text\"`, `'file'`, one after the other (no `%o`); turns `scramble_buffers` and `zero_buffers` off, and `refill_buffers` on only for a job that reads or has `buffer_compress_percentage`, as fio does.")
         .apply(|o, v| {
+            let p = crate::verify::Pattern::parse(v.as_text())?;
+            if !p.offsets_at.is_empty() {
+                return Err("formats such as %o are not allowed in buffer_pattern (fio takes them only in verify_pattern)".into());
+            }
             o.buffer_pattern = Some(v.as_text().to_string());
+            // fio's str_buffer_pattern_cb, with the options read so far.
+            o.refill_buffers = o.buffer_compress_percentage > 0 || o.rw.reads();
+            o.scramble_buffers = false;
+            o.zero_buffers = false;
             Ok(())
         }),
-    opt("buffer_compress_percentage", Kind::Int { min: 0, max: 100 }, Category::Buffers, Support::Refused, "Make written data compressible by about this much.")
+    opt("buffer_compress_percentage", Kind::Int { min: 0, max: 100 }, Category::Buffers, Support::Implemented, "Make written data compressible by about this much: each chunk of `buffer_compress_chunk` bytes ends with this share of zeros (or `buffer_pattern`); 100 writes zeros. Turns `refill_buffers` on unless it is set.")
         .apply(|o, v| {
             o.buffer_compress_percentage = v.as_u32();
             Ok(())
         }),
-    opt("buffer_compress_chunk", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Ignored, "Granularity of compressible data; has effect only with `buffer_compress_percentage`.")
+    opt("buffer_compress_chunk", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Implemented, "Granularity of compressible data (at most the smallest write block size; 0: that size).")
         .def("512")
         .parent("buffer_compress_percentage")
         .apply(|o, v| {
             o.buffer_compress_chunk = v.as_u32();
             Ok(())
         }),
-    opt("dedupe_percentage", Kind::Int { min: 0, max: 100 }, Category::Buffers, Support::Refused, "Make this share of written blocks duplicates.")
+    opt("dedupe_percentage", Kind::Int { min: 0, max: 100 }, Category::Buffers, Support::Implemented, "Make this share of written blocks duplicates of others (whole buffers); turns `refill_buffers` on unless it is set.")
         .apply(|o, v| {
             o.dedupe_percentage = v.as_u32();
             Ok(())
         }),
-    opt("dedupe_global", Kind::Bool, Category::Buffers, Support::Ignored, "Share duplicate blocks between jobs; has effect only with `dedupe_percentage`.")
-        .def("0"),
-    opt("dedupe_mode", Kind::Choice { choices: &[Choice { name: "repeat", canon: "repeat", help: "" }, Choice { name: "working_set", canon: "working_set", help: "" }], postfix: false }, Category::Buffers, Support::Ignored, "How duplicates are made; has effect only with `dedupe_percentage`.")
+    opt("dedupe_global", Kind::Bool, Category::Buffers, Support::Implemented, "With `dedupe_mode=working_set`, build each job's working set from every job's data in turn (the run's jobs share `size × dedupe_working_set_percentage` of pages evenly), so that jobs duplicate each other's blocks.")
+        .def("0")
+        .apply(|o, v| {
+            o.dedupe_global = v.as_bool();
+            Ok(())
+        }),
+    opt("dedupe_mode", Kind::Choice { choices: &[Choice { name: "repeat", canon: "repeat", help: "duplicate the last new block" }, Choice { name: "working_set", canon: "working_set", help: "duplicate one of the first blocks, a working set of dedupe_working_set_percentage of size" }], postfix: false }, Category::Buffers, Support::Implemented, "Which blocks duplicates copy; has effect only with `dedupe_percentage`.")
         .def("repeat")
-        .parent("dedupe_percentage"),
-    opt("dedupe_working_set_percentage", Kind::Int { min: 0, max: 100 }, Category::Buffers, Support::Ignored, "Size of the duplicate working set; has effect only with `dedupe_percentage`.")
+        .parent("dedupe_percentage")
+        .apply(|o, v| {
+            o.dedupe_working_set = v.as_text() == "working_set";
+            Ok(())
+        }),
+    opt("dedupe_working_set_percentage", Kind::Int { min: 0, max: 100 }, Category::Buffers, Support::Implemented, "Size of the working set of `dedupe_mode=working_set`, as a percentage of `size` (which must be set; one file per job).")
         .def("5")
-        .parent("dedupe_percentage"),
+        .parent("dedupe_percentage")
+        .apply(|o, v| {
+            o.dedupe_working_set_percentage = v.as_u32();
+            Ok(())
+        }),
     opt("clat_percentiles", Kind::Bool, Category::Stats, Support::Implemented, "Report completion latency percentiles.")
         .def("1")
         .apply(|o, v| {

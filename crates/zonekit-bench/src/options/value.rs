@@ -151,6 +151,18 @@ pub fn size_multiplier(suffix: &str, kb_base: u32) -> Result<u64, String> {
     Ok(base.pow(pow))
 }
 
+/// fio's `str_to_decimal` takes the number, then a suffix only from a letter that follows it,
+/// and ignores anything else: `filesize=65536)` is 65536 bytes, `4k)` is 4 KiB. The suffix without
+/// its trailing characters that are neither letters, digits nor `%`; a warning on stderr says
+/// what is ignored.
+fn lenient_suffix<'a>(s: &str, suffix: &'a str) -> &'a str {
+    let kept = suffix.trim_end_matches(|c: char| !c.is_ascii_alphanumeric() && c != '%');
+    if kept.len() != suffix.len() {
+        eprintln!("zonekit: warning: '{s}': ignoring '{}' after the number, as fio does", &suffix[kept.len()..]);
+    }
+    kept
+}
+
 /// A size in bytes: a decimal or `0x` number with an optional suffix (see [`size_multiplier`]).
 pub fn parse_size(s: &str, kb_base: u32) -> Result<u64, String> {
     let s = s.trim();
@@ -158,6 +170,7 @@ pub fn parse_size(s: &str, kb_base: u32) -> Result<u64, String> {
         return Err("a value is required".into());
     }
     let (neg, n, suffix) = split_number(s)?;
+    let suffix = lenient_suffix(s, suffix);
     if neg && n != 0 {
         return Err("must not be negative".into());
     }
@@ -176,6 +189,7 @@ pub fn parse_int(s: &str, kb_base: u32) -> Result<i64, String> {
         return Err("a value is required".into());
     }
     let (neg, n, suffix) = split_number(s)?;
+    let suffix = lenient_suffix(s, suffix);
     let hex = s.trim_start_matches(['+', '-']).get(..2).is_some_and(|p| p.eq_ignore_ascii_case("0x"));
     if hex && !suffix.is_empty() {
         return Err(format!("unexpected '{suffix}' after a hexadecimal number"));
@@ -291,8 +305,9 @@ pub fn per_direction<T: Copy>(
     s: &str,
     mut one: impl FnMut(&str) -> Result<T, String>,
 ) -> Result<[Option<T>; 3], String> {
+    // fio's handle_option: a trailing comma still says "more values follow", so `8k,` sets
+    // reads only and the other directions keep what they had.
     let s = s.trim();
-    let s = s.strip_suffix(',').unwrap_or(s);
     let parts: Vec<&str> = s.split(',').collect();
     if parts.len() > 3 {
         return Err("at most three values (read,write,trim)".into());
@@ -406,13 +421,23 @@ mod tests {
     }
 
     #[test]
+    fn trailing_characters_as_fio() {
+        assert_eq!(parse_size("65536)", 1024), Ok(65536));
+        assert_eq!(parse_size("4k)", 1024), Ok(4096));
+        assert_eq!(parse_int("8 ", 1024), Ok(8));
+        assert!(parse_size("4x", 1024).is_err());
+        assert!(parse_size(")", 1024).is_err());
+    }
+
+    #[test]
     fn per_direction_lists() {
         let p = |s| per_direction(s, |x| parse_size(x, 1024));
         assert_eq!(p("4k"), Ok([Some(4096); 3]));
         assert_eq!(p("4k,8k"), Ok([Some(4096), Some(8192), Some(8192)]));
         assert_eq!(p("4k,8k,16k"), Ok([Some(4096), Some(8192), Some(16384)]));
         assert_eq!(p(",8k"), Ok([None, Some(8192), Some(8192)]));
-        assert_eq!(p("4k,"), Ok([Some(4096); 3]));
+        assert_eq!(p("4k,"), Ok([Some(4096), None, None]), "fio: reads only");
+        assert_eq!(p("4k,,"), Ok([Some(4096), None, None]));
         assert!(p("1,2,3,4").is_err());
         assert!(p(",").is_err());
     }

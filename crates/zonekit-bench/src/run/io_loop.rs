@@ -15,7 +15,7 @@
 //! in the simulated-time driver ([`crate::run::sim`]) it yields to the event loop, which moves
 //! the simulated clock.
 
-use crate::rng::Rng;
+use crate::run::buffers::{BufferContent, BufferGen};
 use crate::run::iolog::IologWriter;
 use crate::run::pacing::{LatSearch, LatencyVerdict, PaceConfig, Pacer, TargetStep};
 use crate::stats::{Ddir as StatDdir, ThreadStats};
@@ -93,8 +93,11 @@ pub struct LoopConfig {
     pub deadline: Option<Duration>,
     /// Record nothing before this (`ramp_time`).
     pub ramp: Duration,
-    /// Write buffer contents.
+    /// When write buffers are filled.
     pub fill: BufferFill,
+    /// What fills them (`buffer_pattern`, `buffer_compress_percentage`, `dedupe_percentage`,
+    /// `zero_buffers`, else random bytes).
+    pub content: BufferContent,
     /// Errors that do not end the job.
     pub errors: ErrorPolicy,
     /// `fill_device`: a write that finds the device full (`ENOSPC`, `EDQUOT`) ends the job
@@ -608,7 +611,7 @@ pub struct JobLoop<'a, C: Clock> {
     core: Core<'a, C>,
     workload: &'a mut Workload,
     terminate: Arc<AtomicBool>,
-    rng: Rng,
+    buffers: BufferGen,
     scramble: u64,
     exhausted: bool,
     /// Filling the queue (cleared when it is full, set again at `depth_low`).
@@ -635,12 +638,13 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         let depth = cfg.depth.max(1);
         let ramping = !cfg.ramp.is_zero();
         progress.state.store(if ramping { 1 } else { 2 }, Ordering::Relaxed);
-        let mut rng = Rng::new(cfg.seed ^ 0xb0ff);
+        let mut buffers = BufferGen::new(&cfg.content, cfg.seed ^ crate::run::buffers::LOOP_SEED);
         for tag in 0..depth {
             let buf = engine.buffer(tag);
             match cfg.fill {
                 BufferFill::Zero => buf.fill(0),
-                _ => fill_random(&mut rng, buf),
+                // fio's init_io_u: each buffer filled once for a job that writes.
+                _ => buffers.fill(buf, cfg.content.min_write),
             }
         }
         for z in zones.iter().flatten() {
@@ -682,7 +686,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             },
             workload,
             terminate,
-            rng,
+            buffers,
             scramble: 0,
             exhausted: false,
             filling: true,
@@ -877,7 +881,10 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         let fill = self.core.cfg.fill;
         let buf = &mut self.core.engine.buffer(tag)[..len];
         match fill {
-            BufferFill::Refill => fill_random(&mut self.rng, buf),
+            BufferFill::Refill => {
+                let min_write = self.buffers.content().min_write;
+                self.buffers.fill(buf, min_write);
+            }
             BufferFill::Scramble => {
                 // fio's scramble: stamp the offset and a counter into each 512-byte block.
                 self.scramble = self.scramble.wrapping_add(1);
@@ -1288,17 +1295,6 @@ impl<'a, C: Clock> JobLoop<'a, C> {
     }
 }
 
-/// Fill `buf` with random bytes.
-pub(crate) fn fill_random(rng: &mut Rng, buf: &mut [u8]) {
-    let mut chunks = buf.chunks_exact_mut(8);
-    for c in &mut chunks {
-        c.copy_from_slice(&rng.next_u64().to_le_bytes());
-    }
-    let rest = chunks.into_remainder();
-    let last = rng.next_u64().to_le_bytes();
-    rest.copy_from_slice(&last[..rest.len()]);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1393,6 +1389,7 @@ mod tests {
             deadline: None,
             ramp: Duration::ZERO,
             fill: BufferFill::Scramble,
+            content: BufferContent::default(),
             errors: ErrorPolicy::Stop,
             fill_device: false,
             seed: 1,

@@ -35,6 +35,9 @@ pub struct JobRun {
     pub thread_number: u32,
     /// Reporting group.
     pub groupid: u32,
+    /// The seed of every clone of the run, by `thread_number - 1` (empty: this clone computes its
+    /// own): `dedupe_global` builds its working set from the other clones' buffer streams.
+    pub seeds: Arc<Vec<u64>>,
 }
 
 /// What a finished clone reports.
@@ -249,7 +252,10 @@ fn diskless_file(opts: &JobOptions, jobnum: u32, nr_files: usize) -> FileInfo {
 /// files laid out. A clone that cannot run comes back as its outcome.
 pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<Prepared, Box<JobOutcome>> {
     let started = SystemTime::now();
-    let seed = sizing::job_seed(&run.opts, run.thread_number);
+    let seed = match run.seeds.get(run.thread_number as usize - 1) {
+        Some(&s) => s,
+        None => sizing::job_seed(&run.opts, run.thread_number),
+    };
     let job_id = run.thread_number - 1;
     // fio loads a job's verify state before its files are set up; a job that cannot is dropped.
     let vstate = if run.opts.verify.state_load {
@@ -397,15 +403,12 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
             // fio's fallocate_file does nothing for fill_device: the size is "until full".
             spec.prealloc = zonekit_blk::file::Prealloc::None;
         }
-        let mut rng = crate::rng::Rng::new(seed ^ 0x1a7);
+        // fio's extend_file fills each block as a write buffer (fill_io_buffer).
+        let content = crate::run::buffers::BufferContent::of(&opts, files.iter().map(|f| f.range.len).sum());
+        let mut bufs = crate::run::buffers::BufferGen::new(&content, seed ^ 0x1a7);
         for f in to_lay {
-            let zero = opts.zero_buffers;
             let mut fill = |buf: &mut [u8]| {
-                if zero {
-                    buf.fill(0);
-                } else {
-                    crate::run::io_loop::fill_random(&mut rng, buf);
-                }
+                bufs.fill(buf, buf.len() as u64);
                 crate::sys::received().is_none()
             };
             if let Some(parent) = f.path.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -518,6 +521,13 @@ fn verify_plan(
         interval: v.interval,
         hdr_offset: v.offset,
         pattern: v.pattern.clone(),
+        compress_percentage: opts.buffer_compress_percentage,
+        buffer_pattern: opts
+            .buffer_pattern
+            .as_deref()
+            .and_then(|p| crate::verify::Pattern::parse(p).ok())
+            .map(|p| p.bytes)
+            .unwrap_or_default(),
         fatal: v.fatal,
         dump: v.dump,
         thread: thread as u16,
@@ -766,6 +776,9 @@ pub async fn run_prepared<C: Clock>(
         stats.zone_reset();
     }
     let mut loop_cfg = sizing::loop_config(&opts, &files, seed);
+    if opts.dedupe_global && !run.seeds.is_empty() {
+        loop_cfg.content.peers = Some((run.seeds.clone(), run.thread_number - 1));
+    }
     loop_cfg.job_id = run.thread_number - 1;
     loop_cfg.pacing.flow = flow.map(|f| (f, opts.pacing.flow));
     let ru0 = thread_rusage().unwrap_or_default();

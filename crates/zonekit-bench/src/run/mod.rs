@@ -9,6 +9,7 @@
 //! - [`sim`]: the run's clock, and the simulated-time driver (every clone of a group in one event
 //!   loop).
 
+pub mod buffers;
 pub mod executor;
 pub mod io_loop;
 pub mod iolog;
@@ -778,11 +779,17 @@ pub fn execute(
             thread_number += 1;
             clones.push(Clone_ {
                 name: j.name.clone(),
-                run: JobRun { opts: j.opts.clone(), jobnum, thread_number, groupid: j.groupid },
+                run: JobRun { opts: j.opts.clone(), jobnum, thread_number, groupid: j.groupid, seeds: Arc::default() },
                 progress: Arc::new(Progress::default()),
                 job_options: j.job_options.clone(),
             });
         }
+    }
+    // Every clone's seed, drawn now so that dedupe_global's working sets can use the others'.
+    let seeds: Arc<Vec<u64>> =
+        Arc::new(clones.iter().map(|c| crate::run::sizing::job_seed(&c.run.opts, c.run.thread_number)).collect());
+    for c in &mut clones {
+        c.run.seeds = seeds.clone();
     }
     // zonekit's own devices are not block devices: they report their own statistics below.
     let files: Vec<PathBuf> = clones

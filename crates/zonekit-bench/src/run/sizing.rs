@@ -124,6 +124,8 @@ pub fn plan_files(
         }
         // fill_device without a size: until the device is full (fio's size of -1).
         _ if opts.fill_device => u64::MAX,
+        // `filesize` alone: fio sizes each file by it and makes `size` their sum.
+        _ if opts.filesize.is_some_and(|(lo, _)| lo > 0) => 0,
         _ => {
             if !all_exist || existing == 0 {
                 return Err(format!("job {}: you need to specify size=", opts.name));
@@ -131,15 +133,28 @@ pub fn plan_files(
             existing
         }
     };
-    let per_file = match opts.filesize {
-        Some((lo, _hi)) if lo > 0 => lo,
+    // fio's get_rand_file_size: a size in `filesize=low-high` per file, down to the block size.
+    let mut draw = crate::rng::Rng::new(0xf11e_512e ^ u64::from(jobnum));
+    let mut file_size = |info: &FileInfo| match opts.filesize {
+        Some((lo, hi)) if lo > 0 => {
+            if info.exists && (lo..=hi).contains(&info.size) {
+                info.size
+            } else if lo == hi {
+                lo
+            } else {
+                let v = lo + ((hi - lo) as f64 * draw.unit()) as u64;
+                let bs = opts.min_bs_used().max(1);
+                (v - v % bs).max(lo.min(bs))
+            }
+        }
         _ => total / n,
     };
-    if per_file == 0 {
-        return Err(format!("job {}: size {} is too small for {} files", opts.name, total, n));
-    }
     let mut out = Vec::with_capacity(paths.len());
     for (path, info) in paths.iter().zip(infos) {
+        let per_file = file_size(info);
+        if per_file == 0 {
+            return Err(format!("job {}: size {} is too small for {} files", opts.name, total, n));
+        }
         let base = if info.exists { info.size } else { per_file };
         let offset = resolve_size(opts.offset, base)
             .saturating_add(resolve_size(opts.offset_increment, base).saturating_mul(u64::from(jobnum)));
@@ -221,6 +236,7 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         RandomDistribution::Pareto { h, .. } => Distribution::Pareto(*h),
         RandomDistribution::Normal { sigma, .. } => Distribution::Normal(*sigma),
     };
+    let trimwrite = opts.rw.trims() && opts.rw.writes();
     WorkloadSpec {
         read: opts.rw.reads(),
         write: opts.rw.writes(),
@@ -241,13 +257,21 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         fdatasync_every: u64::from(opts.fdatasync),
         zone_mode: ZoneModeSpec::None,
         io_size_given: opts.io_size.is_some_and(|s| !s.is_zero()),
-        pass_bytes: if opts.rw.writes() && opts.rw.is_random() && opts.norandommap {
+        // fio's do_io lets trim-then-write issue twice the bytes (each is trimmed and written).
+        pass_bytes: (if opts.rw.writes() && opts.rw.is_random() && opts.norandommap {
             total.max(io_limit)
         } else {
             total
-        },
+        })
+        .saturating_mul(if trimwrite { 2 } else { 1 }),
         keep_done_files: !opts.time_based && opts.loops <= 1 && !opts.do_verify,
         replay: opts.replay.parsed.clone(),
+        number_ios: opts.number_ios.saturating_mul(u64::from(opts.loops.max(1))).saturating_mul(if trimwrite {
+            2
+        } else {
+            1
+        }),
+        trimwrite,
     }
 }
 
@@ -293,15 +317,22 @@ pub fn stats_config(opts: &JobOptions) -> StatsConfig {
 
 /// The loop configuration of a job.
 pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopConfig {
-    let fill = if opts.zero_buffers {
-        BufferFill::Zero
-    } else if opts.refill_buffers {
+    // fio's flags (init.c:setup_random_seeds' neighbours): scramble when asked to, or by default
+    // unless zero_buffers was set; never with compressible or deduplicated data, nor verify.
+    let scramble = opts.scramble_buffers
+        && (opts.is_set("scramble_buffers") || !(opts.zero_buffers && opts.is_set("zero_buffers")))
+        && opts.buffer_compress_percentage == 0
+        && opts.dedupe_percentage == 0
+        && opts.verify.kind == crate::verify::VerifyType::None;
+    let fill = if opts.refill_buffers {
         BufferFill::Refill
-    } else if opts.scramble_buffers {
+    } else if scramble {
         BufferFill::Scramble
     } else {
         BufferFill::Once
     };
+    let total: u64 = files.iter().map(|f| f.range.len).sum();
+    let content = crate::run::buffers::BufferContent::of(opts, total);
     let c = opts.continue_on_error;
     let errors =
         if c.read || c.write { ErrorPolicy::Continue { read: c.read, write: c.write } } else { ErrorPolicy::Stop };
@@ -319,6 +350,7 @@ pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopC
         deadline,
         ramp: opts.ramp_time,
         fill,
+        content,
         errors,
         fill_device: opts.fill_device,
         seed,

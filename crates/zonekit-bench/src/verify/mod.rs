@@ -391,6 +391,11 @@ pub struct VerifySpec {
     pub hdr_offset: u32,
     /// `verify_pattern`.
     pub pattern: Option<Pattern>,
+    /// `buffer_compress_percentage`: without `verify_pattern`, this share at the end of each
+    /// block is `buffer_pattern` (or zeros) instead of random (fio's `__fill_buffer`).
+    pub compress_percentage: u32,
+    /// `buffer_pattern`'s bytes (empty: zeros), for the compressible share.
+    pub buffer_pattern: Vec<u8>,
     /// Stop checking a block at its first bad interval, and end the job (`verify_fatal`).
     pub fatal: bool,
     /// Write the received and expected data of a failed block to files (`verify_dump`).
@@ -440,6 +445,10 @@ impl VerifySpec {
         }
         match &self.pattern {
             Some(p) => p.fill(buf, offset),
+            None if self.compress_percentage > 0 => {
+                let n = buf.len();
+                crate::run::buffers::fill_percentage(seed, buf, self.compress_percentage, n, &self.buffer_pattern);
+            }
             None => fill_seeded(buf, seed),
         }
         let inc = self.hdr_inc(buf.len());

@@ -496,6 +496,8 @@ mod tests {
                 interval: 4096,
                 hdr_offset: 0,
                 pattern: None,
+                compress_percentage: 0,
+                buffer_pattern: Vec::new(),
                 fatal: false,
                 dump: false,
                 thread: 1,

@@ -35,6 +35,8 @@ fn spec(kind: VerifyType) -> VerifySpec {
         interval: 4096,
         hdr_offset: 0,
         pattern: None,
+        compress_percentage: 0,
+        buffer_pattern: Vec::new(),
         fatal: false,
         dump: false,
         thread: 1,
