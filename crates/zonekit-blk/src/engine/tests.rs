@@ -450,7 +450,7 @@ fn bad_configurations_are_refused() {
         err(EngineKind::Null, EngineConfig { buffer_align: 3000, ..cfg() }),
         "ioengine null: buffer alignment must be a power of two"
     );
-    let hipri = EngineKind::Pvsync2(Pvsync2Options { hipri_percentage: 101, nowait: false });
+    let hipri = EngineKind::Pvsync2(Pvsync2Options { hipri_percentage: 101, ..Pvsync2Options::default() });
     assert_eq!(err(hipri, cfg()), "ioengine pvsync2: RWF_HIPRI share of 101 % is over 100 %");
     // Every engine, with its default settings, builds without files.
     for kind in [
