@@ -52,7 +52,7 @@ fn a_tcp_listener_receives_what_the_sender_sends() {
     ));
     assert_eq!(moved(&doc, "receiver", "read"), (256, 1 << 20));
     assert_eq!(moved(&doc, "sender", "write"), (256, 1 << 20));
-    assert_eq!(doc["jobs"][0]["job options"]["ioengine"], "net");
+    assert_eq!(doc["global options"]["ioengine"], "net");
 }
 
 #[test]
@@ -179,7 +179,7 @@ mod needs_tools {
 
     /// Runs `listener` (a program and its arguments) in the background, then `sender` until it
     /// connects (the listener may not be listening yet), and returns both JSON reports.
-    fn pair(dir: &Path, listener: (&str, Vec<String>), sender: (&str, Vec<String>)) -> (Value, Value) {
+    fn pair(dir: &Path, port: u16, listener: (&str, Vec<String>), sender: (&str, Vec<String>)) -> (Value, Value) {
         let cmd = |prog: &str, args: &[String], out: &str| {
             let mut c = Command::new(prog);
             if prog == zonekit() {
@@ -190,6 +190,14 @@ mod needs_tools {
         };
         let mut l = cmd(listener.0, &listener.1, "listener.json").stdout(Stdio::null()).spawn().expect("listener");
         let start = Instant::now();
+        // Until the listener holds its port (a bind of ours fails then): a UDP sender would
+        // send into the void, and a probing connection would be the listener's peer.
+        while std::net::TcpListener::bind(("0.0.0.0", port)).is_ok()
+            && std::net::UdpSocket::bind(("0.0.0.0", port)).is_ok()
+        {
+            assert!(start.elapsed() < Duration::from_secs(10), "the listener never bound port {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
         loop {
             let o = cmd(sender.0, &sender.1, "sender.json").output().expect("sender");
             if o.status.success() {
@@ -221,6 +229,7 @@ mod needs_tools {
         let common = format!("--ioengine=net --port={port} --bs=4k --size=2m");
         let (l, s) = pair(
             dir.path(),
+            port,
             (zonekit(), args(&format!("--name=receiver {common} --listen --rw=read"))),
             ("fio", args(&format!("--name=sender {common} --hostname=localhost --rw=write"))),
         );
@@ -239,6 +248,7 @@ mod needs_tools {
         let common = format!("--ioengine=net --port={port} --bs=4k --size=1m --pingpong");
         let (l, s) = pair(
             dir.path(),
+            port,
             ("fio", args(&format!("--name=receiver {common} --listen --rw=read"))),
             (zonekit(), args(&format!("--name=sender {common} --hostname=localhost --rw=write"))),
         );
@@ -258,6 +268,7 @@ mod needs_tools {
         let port = free_port();
         let (l, s) = pair(
             dir.path(),
+            port,
             (
                 "fio",
                 args(&format!(
@@ -285,6 +296,7 @@ mod needs_tools {
             let common = format!("--ioengine=net --protocol=udp --port={port} --bs=4k --size=64k");
             let (l, s) = pair(
                 dir.path(),
+                port,
                 (listener, args(&format!("--name=receiver {common} --rw=read"))),
                 (sender, args(&format!("--name=sender {common} --hostname=localhost --rw=write"))),
             );
@@ -310,7 +322,11 @@ mod needs_tools {
             if tool == zonekit() {
                 c.arg("bench");
             }
-            let doc = json(&c.args(["netio.fio", "--output-format=json"]).current_dir(dir.path()).output().unwrap());
+            // fio prints `fio: waiting for connection` on standard output: the report goes to a file.
+            let o = c.args(["netio.fio", "--output-format=json", "--output=out.json"]).current_dir(dir.path()).output();
+            assert!(o.unwrap().status.success(), "{tool}");
+            let doc: Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.path().join("out.json")).unwrap()).unwrap();
             assert_eq!(moved(&doc, "sender", "write"), (256, 1 << 20), "{tool}");
             let (ios, bytes) = moved(&doc, "receiver", "read");
             assert!(bytes <= 1 << 20 && ios >= 256, "{tool}: {ios} {bytes}");
