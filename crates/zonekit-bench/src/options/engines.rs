@@ -751,6 +751,14 @@ fn net_options(o: &JobOptions) -> NetOptions {
     }
 }
 
+/// A listener (TCP with `listen`, a UDP reader) given a host that is no IPv4 multicast group.
+fn listener_host_not_multicast(o: &JobOptions) -> bool {
+    let n = &o.net;
+    let Some(host) = o.filename.as_deref() else { return false };
+    let group = host.parse::<std::net::Ipv4Addr>().is_ok_and(|a| a.is_multicast());
+    (n.protocol.starts_with("tcp") && n.listen) || (n.protocol == "udp" && o.rw.reads() && !group)
+}
+
 /// fio's `fio_netio_init` checks of a network job (`None` for any other engine): the first
 /// problem, worded as fio's line (without its `fio: `).
 pub fn net_job_problem(o: &JobOptions) -> Option<String> {
@@ -772,18 +780,13 @@ pub fn net_job_problem(o: &JobOptions) -> Option<String> {
         "datagram network connections must be read OR write".into()
     } else if unix && o.filename.is_none() {
         "UNIX sockets need host/filename".into()
-    } else if !n.listen && !(!tcp && o.rw.reads()) && o.filename.is_none() {
+    } else if !n.listen && (tcp || !o.rw.reads()) && o.filename.is_none() {
         if o.rw.reads() {
             "connect with no host to connect to (did you forget to set 'listen'?)".into()
         } else {
             "connect with no host to connect to".into()
         }
-    } else if tcp && n.listen && o.filename.is_some() {
-        "hostname not valid for non-multicast inbound network IO".into()
-    } else if n.protocol == "udp"
-        && o.rw.reads()
-        && o.filename.as_deref().is_some_and(|h| !h.parse::<std::net::Ipv4Addr>().is_ok_and(|a| a.is_multicast()))
-    {
+    } else if listener_host_not_multicast(o) {
         "hostname not valid for non-multicast inbound network IO".into()
     } else if n.protocol == "udpv6" && o.rw.reads() && o.filename.is_some() {
         "IPv6 not supported for multicast network IO".into()

@@ -306,23 +306,17 @@ impl NetEngine {
         if self.o.proto.is_udp() {
             // fio_netio_udp_recv_open: the sender's link-open message starts the job.
             let mut msg = [0u8; 8];
-            loop {
-                if !self.wait(fd.as_fd(), PollFlags::IN).map_err(setup_err(name, "recvfrom udp link open"))? {
-                    return Err(setup_err(name, "recvfrom udp link open")(Self::interrupted()));
-                }
-                let (_, n, from) = rustix::net::recvfrom(&fd, &mut msg, RecvFlags::DONTWAIT)
-                    .map_err(|e| setup_err(name, "recvfrom udp link open")(e.into()))?;
-                let magic = u32::from_be_bytes(msg[..4].try_into().unwrap_or_default());
-                let cmd = u32::from_be_bytes(msg[4..].try_into().unwrap_or_default());
-                if n != 8 || magic != LINK_MAGIC || cmd != LINK_OPEN {
-                    return Err(EngineError::Option {
-                        engine: name,
-                        why: format!("bad udp open magic {magic:x}/{cmd:x}"),
-                    });
-                }
-                self.peer = peer_of(from);
-                break;
+            if !self.wait(fd.as_fd(), PollFlags::IN).map_err(setup_err(name, "recvfrom udp link open"))? {
+                return Err(setup_err(name, "recvfrom udp link open")(Self::interrupted()));
             }
+            let (_, n, from) = rustix::net::recvfrom(&fd, &mut msg, RecvFlags::DONTWAIT)
+                .map_err(|e| setup_err(name, "recvfrom udp link open")(e.into()))?;
+            let magic = u32::from_be_bytes(msg[..4].try_into().unwrap_or_default());
+            let cmd = u32::from_be_bytes(msg[4..].try_into().unwrap_or_default());
+            if n != 8 || magic != LINK_MAGIC || cmd != LINK_OPEN {
+                return Err(EngineError::Option { engine: name, why: format!("bad udp open magic {magic:x}/{cmd:x}") });
+            }
+            self.peer = peer_of(from);
             self.sock = Some(fd);
             return Ok(());
         }
