@@ -523,7 +523,8 @@ fn finalize(
         o.invalidate = false;
     }
     if o.unit_base == 0 {
-        o.unit_base = 8;
+        // fio's FIO_BIT_BASED engines (net) report bandwidth in bits.
+        o.unit_base = if o.ioengine == "net" { 1 } else { 8 };
     }
     if o.buffer_compress_percentage == 100 {
         o.zero_buffers = true;

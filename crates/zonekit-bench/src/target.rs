@@ -101,6 +101,9 @@ impl Devices {
     /// either on zonekit's devices or on paths, with an engine that suits them.
     pub fn check_job(&mut self, o: &JobOptions, names: &[String]) -> Result<(), TargetError> {
         let usage = |message: String| TargetError { message, usage: true };
+        if let Some(why) = crate::options::engines::net_job_problem(o) {
+            return Err(usage(format!("job {}: ioengine={}: {why}", o.name, o.ioengine)));
+        }
         for d in o.directories() {
             if is_device_dir(Path::new(&d)) {
                 return Err(usage(format!(

@@ -44,8 +44,8 @@ const EXPECTED: Counts = Counts {
     others_unset_variable: 14,
     others_unknown_option: 10,
     others_bad_value: 10,
-    runnable: 30,
-    refused_engine: 28,
+    runnable: 32,
+    refused_engine: 26,
     refused_option: 14,
     conflict: 1,
 };

@@ -96,7 +96,7 @@ fn engine(kind: EngineKind, depth: u32, files: Vec<OwnedFd>) -> Box<dyn Engine> 
         files,
         clock: zonekit_blk::RealClock::new(),
     };
-    let mut e = open_engine(kind, config).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+    let mut e = open_engine(kind.clone(), config).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
     for tag in 0..depth {
         e.buffer(tag).fill(0xa5);
     }

@@ -20,7 +20,8 @@ pub mod zoned;
 pub use clock::{Clock, RealClock};
 pub use engine::{
     Completion, Ddir, DeviceEngineConfig, DiskCounts, Engine, EngineConfig, EngineError, EngineKind, Io, LibaioOptions,
-    MmapAccess, MmapOptions, Pvsync2Options, Queued, UringOptions, open_device_engine, open_engine,
+    MmapAccess, MmapOptions, NetOptions, NetProto, Pvsync2Options, Queued, StopFlag, UringOptions, open_device_engine,
+    open_engine,
 };
 pub use sim::{Scheduler, SimClock};
 pub use sys::buf::{AlignedBuf, page_size};

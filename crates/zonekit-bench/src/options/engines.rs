@@ -1,6 +1,6 @@
 //! I/O engines fio 3.33 knows (from its `engines/` directory) and their options. zonekit
 //! implements `sync`, `psync`, `vsync`, `pvsync`, `pvsync2`, `io_uring`, `libaio`, `posixaio`,
-//! `mmap`, `splice`, `falloc`, `ftruncate` and `null`
+//! `mmap`, `splice`, `falloc`, `ftruncate`, `null`, and `net` and `netsplice` (sockets, no files)
 //! ([`blk_engine`] turns a job's engine and its options into the block layer's typed
 //! [`EngineKind`]), and `sg` and `libzbc` on its own emulated devices (where every engine runs in
 //! process); the others are recognised by name:
@@ -9,9 +9,11 @@
 //! accepted in a job file (fio loads engines only when a job runs, and `external:` engines are
 //! files), and refused when a job runs; an option of such an engine is an error.
 
-use zonekit_blk::{EngineKind, LibaioOptions, MmapAccess, MmapOptions, Pvsync2Options, UringOptions};
+use zonekit_blk::{
+    EngineKind, LibaioOptions, MmapAccess, MmapOptions, NetOptions, NetProto, Pvsync2Options, StopFlag, UringOptions,
+};
 
-use super::job::JobOptions;
+use super::job::{JobOptions, SizeSpec};
 use super::table::{Category, Choice, Kind, OptionDef, Support, opt};
 
 /// Whether zonekit runs an engine.
@@ -170,8 +172,14 @@ static PVSYNC2: &[OptionDef] = &[
             Ok(())
         },
     ),
-    opt("uncached", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "RWF_UNCACHED for buffered I/O.").apply(
-        |o, v| {
+    opt(
+        "uncached",
+        Kind::Int { min: 0, max: u32::MAX as i64 },
+        E,
+        I,
+        "RWF_UNCACHED (fio's value, 0x40) on buffered I/O; the kernel decides what it does (6.11 and later refuse it with EOPNOTSUPP).",
+    )
+    .apply(|o, v| {
             o.pvsync2.uncached = v.as_int() != 0;
             Ok(())
         },
@@ -346,33 +354,78 @@ static MTD: &[OptionDef] = &[opt("skip_bad", Kind::Bool, E, R, "Skip bad blocks.
 static NBD: &[OptionDef] = &[opt("uri", Kind::Text, E, R, "NBD server URI.")];
 
 static NET: &[OptionDef] = &[
-    opt("hostname", Kind::Text, E, R, "Host to connect to (or multicast group)."),
-    opt("port", PORT, E, R, "TCP or UDP port."),
+    opt(
+        "hostname",
+        Kind::Text,
+        E,
+        I,
+        "Host to connect to (or the multicast group a UDP reader joins; for unix, the socket's path); sets filename.",
+    )
+    .apply(|o, v| {
+        o.filename = Some(v.as_text().to_string());
+        Ok(())
+    }),
+    opt("port", PORT, E, I, "TCP or UDP port (each clone of the job adds its number).").apply(|o, v| {
+        o.net.port = v.as_u32();
+        Ok(())
+    }),
     opt(
         "protocol",
         Kind::Choice {
             choices: &[
-                Choice { name: "tcp", canon: "tcp", help: "" },
-                Choice { name: "tcpv6", canon: "tcpv6", help: "" },
-                Choice { name: "udp", canon: "udp", help: "" },
-                Choice { name: "udpv6", canon: "udpv6", help: "" },
-                Choice { name: "unix", canon: "unix", help: "" },
+                Choice { name: "tcp", canon: "tcp", help: "TCP protocol" },
+                Choice { name: "tcpv6", canon: "tcpv6", help: "TCP protocol on IPv6" },
+                Choice { name: "udp", canon: "udp", help: "UDP protocol" },
+                Choice { name: "udpv6", canon: "udpv6", help: "UDP protocol on IPv6" },
+                Choice { name: "unix", canon: "unix", help: "UNIX domain socket" },
             ],
             postfix: false,
         },
         E,
-        R,
+        I,
         "Network protocol.",
     )
     .alias(&["proto"])
-    .def("tcp"),
-    opt("nodelay", Kind::Bool, E, R, "TCP_NODELAY."),
-    opt("listen", Kind::Flag, E, R, "Listen instead of connecting."),
-    opt("pingpong", Kind::Flag, E, R, "Answer each message before the next."),
-    opt("interface", Kind::Text, E, R, "Interface for multicast."),
-    opt("ttl", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "Multicast time to live.").def("1"),
-    opt("window_size", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "Socket buffer size."),
-    opt("mss", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "TCP maximum segment size."),
+    .def("tcp")
+    .apply(|o, v| {
+        o.net.protocol = v.as_text().to_string();
+        Ok(())
+    }),
+    opt("nodelay", Kind::Bool, E, I, "TCP_NODELAY on the connection.").apply(|o, v| {
+        o.net.nodelay = v.as_bool();
+        Ok(())
+    }),
+    opt("listen", Kind::Flag, E, I, "Listen for the connection instead of connecting (TCP).").apply(|o, v| {
+        o.net.listen = v.as_bool();
+        Ok(())
+    }),
+    opt("pingpong", Kind::Flag, E, I, "Echo each message: a reader sends it back, a writer waits for it.").apply(
+        |o, v| {
+            o.net.pingpong = v.as_bool();
+            Ok(())
+        },
+    ),
+    opt("interface", Kind::Text, E, I, "Address of the interface for UDP multicast.").apply(|o, v| {
+        o.net.interface = Some(v.as_text().to_string());
+        Ok(())
+    }),
+    opt("ttl", Kind::Int { min: 0, max: u32::MAX as i64 }, E, I, "Time to live of UDP multicast packets.")
+        .def("1")
+        .apply(|o, v| {
+            o.net.ttl = v.as_u32();
+            Ok(())
+        }),
+    opt("window_size", Kind::Int { min: 0, max: u32::MAX as i64 }, E, I, "Socket buffer size (SO_RCVBUF/SO_SNDBUF).")
+        .apply(|o, v| {
+            o.net.window_size = v.as_u32();
+            Ok(())
+        }),
+    opt("mss", Kind::Int { min: 0, max: u32::MAX as i64 }, E, I, "TCP maximum segment size (TCP_MAXSEG).").apply(
+        |o, v| {
+            o.net.mss = v.as_u32();
+            Ok(())
+        },
+    ),
 ];
 
 static NFS: &[OptionDef] = &[opt("nfs_url", Kind::Text, E, R, "NFS URL, nfs://server/export.")];
@@ -529,8 +582,20 @@ pub static ENGINES: &[EngineDef] = &[
         "splice(2) through a pipe (vmsplice(2) for writes); on zonekit's emulated devices, in process, one at a time.",
         &[],
     ),
-    eng("netsplice", N, false, "Network I/O with splice.", NET),
-    eng("net", N, false, "TCP, UDP or Unix socket I/O.", NET),
+    eng(
+        "netsplice",
+        Y,
+        true,
+        "Network I/O as net, TCP data moved through a pipe with splice(2); no device or file.",
+        NET,
+    ),
+    eng(
+        "net",
+        Y,
+        true,
+        "TCP, UDP or Unix stream socket I/O on one connection: a reader receives, a writer sends; no device or file.",
+        NET,
+    ),
     eng("cpuio", N, true, "Burns CPU instead of doing I/O.", CPUIO),
     eng(
         "sg",
@@ -618,6 +683,8 @@ pub fn blk_engine(o: &JobOptions) -> Option<EngineKind> {
         "pvsync2" => EngineKind::Pvsync2(Pvsync2Options {
             hipri_percentage: if o.pvsync2.hipri { o.pvsync2.hipri_percentage } else { 0 },
             nowait: o.pvsync2.nowait,
+            // As fio: RWF_UNCACHED only without O_DIRECT.
+            uncached: o.pvsync2.uncached && !o.direct,
         }),
         "vsync" => EngineKind::Vsync,
         "io_uring" => {
@@ -648,7 +715,85 @@ pub fn blk_engine(o: &JobOptions) -> Option<EngineKind> {
         "falloc" => EngineKind::Falloc,
         "ftruncate" => EngineKind::Ftruncate,
         "null" => EngineKind::Null,
+        "net" | "netsplice" => EngineKind::Net(net_options(o)),
         _ => return None,
+    })
+}
+
+/// The network engines' settings, as fio's `fio_netio_init` resolves them (a UDP or Unix
+/// reader listens). The port is the job's; each clone adds its number when it runs.
+fn net_options(o: &JobOptions) -> NetOptions {
+    let n = &o.net;
+    let proto = match n.protocol.as_str() {
+        "tcpv6" => NetProto::TcpV6,
+        "udp" => NetProto::Udp,
+        "udpv6" => NetProto::UdpV6,
+        "unix" => NetProto::Unix,
+        _ => NetProto::Tcp,
+    };
+    let reads = o.rw.reads();
+    NetOptions {
+        proto,
+        host: o.filename.clone(),
+        port: u16::try_from(n.port).unwrap_or(0),
+        listen: if proto.is_tcp() { n.listen } else { reads },
+        writes: o.rw.writes(),
+        pingpong: n.pingpong,
+        nodelay: n.nodelay,
+        window_size: n.window_size,
+        mss: n.mss,
+        interface: n.interface.as_deref().and_then(|i| i.parse().ok()),
+        ttl: n.ttl,
+        splice: o.ioengine == "netsplice",
+        total_bytes: o.size.and_then(SizeSpec::bytes).unwrap_or(0),
+        udp_seq: o.verify.kind == crate::verify::VerifyType::None,
+        stop: StopFlag::default(),
+    }
+}
+
+/// A listener (TCP with `listen`, a UDP reader) given a host that is no IPv4 multicast group.
+fn listener_host_not_multicast(o: &JobOptions) -> bool {
+    let n = &o.net;
+    let Some(host) = o.filename.as_deref() else { return false };
+    let group = host.parse::<std::net::Ipv4Addr>().is_ok_and(|a| a.is_multicast());
+    (n.protocol.starts_with("tcp") && n.listen) || (n.protocol == "udp" && o.rw.reads() && !group)
+}
+
+/// fio's `fio_netio_init` checks of a network job (`None` for any other engine): the first
+/// problem, worded as fio's line (without its `fio: `).
+pub fn net_job_problem(o: &JobOptions) -> Option<String> {
+    if !matches!(o.ioengine.as_str(), "net" | "netsplice") {
+        return None;
+    }
+    let n = &o.net;
+    let unix = n.protocol == "unix";
+    let tcp = n.protocol.starts_with("tcp");
+    Some(if o.rw.is_random() {
+        "network IO can't be random".into()
+    } else if unix && n.port != 0 {
+        "network IO port not valid with unix socket".into()
+    } else if !unix && n.port == 0 {
+        "network IO requires port for tcp or udp".into()
+    } else if !tcp && n.listen {
+        "listen only valid for TCP proto IO".into()
+    } else if !tcp && o.rw.reads() && o.rw.writes() {
+        "datagram network connections must be read OR write".into()
+    } else if unix && o.filename.is_none() {
+        "UNIX sockets need host/filename".into()
+    } else if !n.listen && (tcp || !o.rw.reads()) && o.filename.is_none() {
+        if o.rw.reads() {
+            "connect with no host to connect to (did you forget to set 'listen'?)".into()
+        } else {
+            "connect with no host to connect to".into()
+        }
+    } else if listener_host_not_multicast(o) {
+        "hostname not valid for non-multicast inbound network IO".into()
+    } else if n.protocol == "udpv6" && o.rw.reads() && o.filename.is_some() {
+        "IPv6 not supported for multicast network IO".into()
+    } else if n.interface.as_deref().is_some_and(|i| i.parse::<std::net::Ipv4Addr>().is_err()) {
+        "interface not valid interface IP".into()
+    } else {
+        return None;
     })
 }
 
@@ -690,6 +835,10 @@ mod tests {
         assert_eq!(pv(&o).hipri_percentage, 100);
         o.pvsync2.hipri_percentage = 30;
         o.pvsync2.nowait = true;
-        assert_eq!(pv(&o), Pvsync2Options { hipri_percentage: 30, nowait: true });
+        assert_eq!(pv(&o), Pvsync2Options { hipri_percentage: 30, nowait: true, uncached: false });
+        o.pvsync2.uncached = true;
+        assert!(pv(&o).uncached, "RWF_UNCACHED on buffered I/O");
+        o.direct = true;
+        assert!(!pv(&o).uncached, "and never with direct=1, as fio");
     }
 }

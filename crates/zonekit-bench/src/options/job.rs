@@ -251,6 +251,29 @@ impl Default for Pvsync2Options {
     }
 }
 
+/// Engine options of `net` and `netsplice` (`hostname` is the job's `filename`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NetJobOptions {
+    /// `port`: TCP or UDP port (0: not given).
+    pub port: u32,
+    /// `protocol`: `tcp`, `tcpv6`, `udp`, `udpv6` or `unix`.
+    pub protocol: String,
+    /// `listen`: wait for the connection instead of connecting.
+    pub listen: bool,
+    /// `pingpong`: echo each message.
+    pub pingpong: bool,
+    /// `nodelay`: TCP_NODELAY.
+    pub nodelay: bool,
+    /// `window_size`: socket buffer size (0: the system's).
+    pub window_size: u32,
+    /// `mss`: TCP maximum segment size (0: the system's).
+    pub mss: u32,
+    /// `interface`: multicast interface address.
+    pub interface: Option<String>,
+    /// `ttl`: multicast time to live.
+    pub ttl: u32,
+}
+
 /// The options of one job after parsing and fio's fixups.
 ///
 /// Invariants after `job::resolve`: `bs`, `min_bs`, `max_bs` are ≥ 1 and `min_bs ≤ bs ≤ max_bs`
@@ -421,6 +444,8 @@ pub struct JobOptions {
     pub pvsync2: Pvsync2Options,
     /// `mmap` engine option `thp`: transparent huge pages (a private map).
     pub mmap_thp: bool,
+    /// `net` / `netsplice` engine options.
+    pub net: NetJobOptions,
 
     // ---- jobs, threads, groups ----
     /// `numjobs`: clones of this job.
@@ -779,6 +804,7 @@ impl Default for JobOptions {
             libaio: LibaioOptions::default(),
             pvsync2: Pvsync2Options::default(),
             mmap_thp: false,
+            net: NetJobOptions { protocol: "tcp".into(), ttl: 1, ..NetJobOptions::default() },
             numjobs: 1,
             thread: false,
             group_reporting: false,

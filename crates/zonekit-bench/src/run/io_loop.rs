@@ -1049,6 +1049,11 @@ impl<'a, C: Clock> JobLoop<'a, C> {
 
     /// One synchronous I/O: issue, complete, record. Returns the clock at completion.
     async fn step_sync(&mut self) -> u64 {
+        if self.core.engine.finished() {
+            // A network peer ended the stream: nothing more to read or write.
+            self.exhausted = true;
+            return self.core.now();
+        }
         let Some(issue) = self.next_io().await else {
             self.exhausted = true;
             return self.core.now();
@@ -1066,6 +1071,11 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             }
         };
         self.zone_queued(&issue, false, res);
+        if res == 0 && self.core.engine.finished() {
+            // What found the end is no I/O of the job (fio's net engine answers FIO_Q_BUSY).
+            self.exhausted = true;
+            return self.core.now();
+        }
         let done = at.unwrap_or_else(|| self.core.now());
         self.first_io_hints(&io, res);
         self.count_issue(&io);

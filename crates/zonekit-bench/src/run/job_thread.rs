@@ -286,6 +286,13 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
             devices.push(Some(dev));
             continue;
         }
+        if sizing::fileless(&run.opts) {
+            let info = diskless_file(&run.opts, run.jobnum, paths.len());
+            targets.push(ZbdTarget { name, size: info.size, is_block: false, source: ZoneSource::Emulated });
+            infos.push(info);
+            devices.push(None);
+            continue;
+        }
         let (info, source) = match file::file_type(p) {
             FileType::Regular => match std::fs::metadata(p) {
                 Ok(m) => (FileInfo { exists: true, size: m.len(), is_block: false }, ZoneSource::Emulated),
@@ -637,7 +644,7 @@ pub async fn run_prepared<C: Clock>(
     clock: C,
     terminate: Arc<AtomicBool>,
     progress: Arc<Progress>,
-    _note: NoteSink,
+    note: NoteSink,
 ) -> JobOutcome {
     let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, vstate, flow } = p;
     let started = SystemTime::now();
@@ -654,6 +661,16 @@ pub async fn run_prepared<C: Clock>(
     // Engines over the kernel stamp completions with the real clock, on `clock`'s time base (a
     // simulated run has none of them).
     let real = clock.as_real().unwrap_or_default();
+
+    // fio starts a job's thread once its startdelay has passed: its files (a network engine's
+    // connection) are opened after it.
+    let delay = sizing::start_delay(&opts, seed);
+    if !delay.is_zero() {
+        let until = clock.now_ns() + delay.as_nanos() as u64;
+        while clock.now_ns() < until && !terminate.load(Ordering::Relaxed) {
+            clock.sleep_until(until.min(clock.now_ns() + 5_000_000)).await;
+        }
+    }
 
     // Open the files (or the devices) and the engine.
     let mut handles = Vec::new();
@@ -735,11 +752,19 @@ pub async fn run_prepared<C: Clock>(
                 }
             }
         }
-        let Some(kind) = engines::blk_engine(&opts) else {
+        let Some(mut kind) = engines::blk_engine(&opts) else {
             // Refused before any job runs (see `job::refusals`, `Devices::check_job`).
             let why = format!("ioengine {}: not run by zonekit on files", opts.ioengine);
             return fail(&run, started, libc::EINVAL, why);
         };
+        if let zonekit_blk::EngineKind::Net(n) = &mut kind {
+            // fio's fio_netio_init: each clone uses the next port.
+            n.port = n.port.saturating_add(u16::try_from(run.jobnum).unwrap_or(u16::MAX));
+            n.stop = zonekit_blk::StopFlag(terminate.clone());
+            if n.listen && !n.proto.is_udp() {
+                note("zonekit: waiting for connection");
+            }
+        }
         let config = EngineConfig {
             depth: opts.iodepth.max(1),
             buffer_size: sizing::max_block_size(&opts) as usize,
@@ -751,16 +776,8 @@ pub async fn run_prepared<C: Clock>(
     };
     let mut engine = match engine {
         Ok(e) => e,
-        Err(e) => return fail(&run, started, libc::EINVAL, e.to_string()),
+        Err(e) => return fail(&run, started, e.errno(), e.to_string()),
     };
-
-    let delay = sizing::start_delay(&opts, seed);
-    if !delay.is_zero() {
-        let until = clock.now_ns() + delay.as_nanos() as u64;
-        while clock.now_ns() < until && !terminate.load(Ordering::Relaxed) {
-            clock.sleep_until(until.min(clock.now_ns() + 5_000_000)).await;
-        }
-    }
 
     let mut wspec = sizing::workload_spec(&opts, &files, seed);
     wspec.zone_mode = zone_mode_spec(&opts);
@@ -934,6 +951,9 @@ pub async fn run_prepared<C: Clock>(
                 error.get_or_insert((e.errno().0, format!("{}: end_fsync: {e}", f.path.display())));
             }
         }
+    }
+    for _ in 0..engine.dropped() {
+        stats.dropped_io(crate::stats::Ddir::Read);
     }
     let device_io: Vec<(String, DiskCounts)> =
         device_names(&files, &devices).zip(engine.disk_counts().iter().copied()).collect();

@@ -200,7 +200,13 @@ pub fn plan_files(
 /// Whether a job's engine does no I/O on its files (`null`, fio's `FIO_DISKLESSIO`): they are
 /// names only, never created, laid out, opened or counted in the disk statistics.
 pub fn diskless(opts: &JobOptions) -> bool {
-    opts.ioengine == "null"
+    opts.ioengine == "null" || fileless(opts)
+}
+
+/// Whether a job's engine has no files at all, only names (`net` and `netsplice`: a host or a
+/// socket's path; `cpuio`, `exec`): whatever a name points at is never looked at.
+pub fn fileless(opts: &JobOptions) -> bool {
+    matches!(opts.ioengine.as_str(), "net" | "netsplice" | "cpuio" | "exec")
 }
 
 /// fio's seed of clone `thread_number` (1-based): the same every run with `randrepeat` or a

@@ -22,6 +22,7 @@
 //! | [`EngineKind::Splice`] | `splice` | `splice` through a pipe (`vmsplice` for writes) | yes |
 //! | [`EngineKind::Falloc`] | `falloc` | one `fallocate` per I/O: reads keep the size, writes allocate, trims punch holes | yes |
 //! | [`EngineKind::Ftruncate`] | `ftruncate` | one `ftruncate` to the offset per write; anything else `-EINVAL` | yes |
+//! | [`EngineKind::Net`] | `net`, `netsplice` | `send`/`recv` (or `splice` through a pipe) over one TCP, UDP or Unix socket ([`NetOptions`]) | yes |
 //! | [`EngineKind::Null`] | `null` | completes every I/O at once without a system call; synchronous at depth 1, asynchronous above (as fio) | depth 1 |
 //!
 //! and, built with [`open_device_engine`] rather than by a fio name, the in-process engine of
@@ -51,6 +52,7 @@ mod device;
 mod fileop;
 mod libaio;
 mod mmap;
+mod net;
 mod null;
 mod posixaio;
 mod splice;
@@ -59,6 +61,7 @@ mod uring;
 
 pub use crate::request::{Completion, Ddir, Io};
 pub use device::{DeviceEngine, DeviceEngineConfig, open_device_engine};
+pub use net::{NetOptions, NetProto, StopFlag};
 
 use crate::clock::RealClock;
 use crate::sys;
@@ -143,6 +146,18 @@ pub enum EngineError {
         /// What is wrong.
         why: String,
     },
+    /// A network engine's setup call failed (`connect`, `bind`, `accept`…), named as fio names
+    /// it.
+    #[error("ioengine {engine}: {what}: {}", zonekit_core::io_text(source))]
+    Net {
+        /// The engine.
+        engine: &'static str,
+        /// The call.
+        what: &'static str,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
     /// Setting the engine up failed (io_uring_setup, io_setup, memory).
     #[error("ioengine {engine}: {source}")]
     Setup {
@@ -152,6 +167,18 @@ pub enum EngineError {
         #[source]
         source: io::Error,
     },
+}
+
+impl EngineError {
+    /// The errno the job fails with: the OS error's, `EINVAL` for a bad setting.
+    pub fn errno(&self) -> i32 {
+        match self {
+            EngineError::Option { .. } => libc::EINVAL,
+            EngineError::Net { source, .. } | EngineError::Setup { source, .. } => {
+                source.raw_os_error().unwrap_or(libc::EIO)
+            }
+        }
+    }
 }
 
 /// An I/O engine.
@@ -201,6 +228,18 @@ pub trait Engine: Send {
     fn next_event(&self) -> Option<u64> {
         None
     }
+
+    /// Whether the engine has nothing more to do: the peer of a network engine ended the
+    /// stream or sent fio's link-close message (the I/O that found it out completed with 0
+    /// bytes and is not an I/O of the job). Always `false` for engines over files.
+    fn finished(&self) -> bool {
+        false
+    }
+
+    /// Datagrams a UDP receiver found missing from the sender's sequence (fio's `dropped=`).
+    fn dropped(&self) -> u64 {
+        0
+    }
 }
 
 /// One device's counters, as the kernel keeps them for a block device (`/sys/block/<dev>/stat`):
@@ -231,7 +270,7 @@ impl DiskCounts {
 }
 
 /// Which engine to build, with the settings of its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EngineKind {
     /// `pread`/`pwrite`, one I/O at a time.
     Psync,
@@ -259,6 +298,8 @@ pub enum EngineKind {
     Ftruncate,
     /// No I/O: every request succeeds at once.
     Null,
+    /// Sends or receives over one socket (`net`, or `netsplice` with [`NetOptions::splice`]).
+    Net(NetOptions),
 }
 
 impl EngineKind {
@@ -278,6 +319,8 @@ impl EngineKind {
             EngineKind::Falloc => "falloc",
             EngineKind::Ftruncate => "ftruncate",
             EngineKind::Null => "null",
+            EngineKind::Net(o) if o.splice => "netsplice",
+            EngineKind::Net(_) => "net",
         }
     }
 }
@@ -290,6 +333,10 @@ pub struct Pvsync2Options {
     pub hipri_percentage: u32,
     /// `RWF_NOWAIT` on every I/O: fail with `EAGAIN` rather than block.
     pub nowait: bool,
+    /// fio's `RWF_UNCACHED` (`0x40`, the value fio 3.33 defines) on every I/O; the kernel
+    /// decides what it means (6.11 and later read it as `RWF_ATOMIC`, which a buffered I/O
+    /// fails with `EOPNOTSUPP`, as fio's do).
+    pub uncached: bool,
 }
 
 /// Settings of the io_uring engine.
@@ -368,6 +415,7 @@ pub fn open_engine(kind: EngineKind, config: EngineConfig) -> Result<Box<dyn Eng
         EngineKind::Falloc => Box::new(fileop::FileOpEngine::new(fileop::Op::Falloc, config)?),
         EngineKind::Ftruncate => Box::new(fileop::FileOpEngine::new(fileop::Op::Ftruncate, config)?),
         EngineKind::Null => Box::new(null::NullEngine::new(config)?),
+        EngineKind::Net(o) => Box::new(net::NetEngine::new(o, config)?),
     })
 }
 

@@ -58,6 +58,10 @@ impl SyncEngine {
             if o.nowait {
                 rw_flags |= ReadWriteFlags::NOWAIT;
             }
+            if o.uncached {
+                // fio 3.33's RWF_UNCACHED, passed on as its value, whatever the kernel calls it.
+                rw_flags |= ReadWriteFlags::from_bits_retain(0x40);
+            }
         }
         let common = Common::new(name, &mut config)?;
         Ok(SyncEngine {

@@ -71,7 +71,7 @@ fn open_rw(path: &Path, size: u64, direct: bool) -> OwnedFd {
 
 fn make(kind: EngineKind, depth: u32, files: Vec<OwnedFd>) -> Box<dyn Engine> {
     let config = EngineConfig { depth, buffer_size: 16384, buffer_align: 4096, files, clock: RealClock::new() };
-    open_engine(kind, config).unwrap_or_else(|e| panic!("{kind:?}: {e}"))
+    open_engine(kind.clone(), config).unwrap_or_else(|e| panic!("{kind:?}: {e}"))
 }
 
 /// Run one I/O to completion, whatever the engine's kind; returns its result.
@@ -110,7 +110,7 @@ fn round_trip(base: &str, direct: bool) {
     for (v, kind) in variants().into_iter().enumerate() {
         let name = kind.name();
         let path = s.path(&format!("{name}-{v}"));
-        let mut e = make(kind, 4, vec![open_rw(&path, 1 << 20, direct)]);
+        let mut e = make(kind.clone(), 4, vec![open_rw(&path, 1 << 20, direct)]);
         // Writes at distinct offsets from distinct slots, then reads into other slots.
         for (i, off) in [0u64, 8192, 65536, 4096].into_iter().enumerate() {
             let data = pattern(i as u8 + 1, 4096);
@@ -155,7 +155,7 @@ fn short_read_is_reported_as_is() {
     for (v, kind) in variants().into_iter().enumerate() {
         let name = kind.name();
         let path = s.path(&format!("short-{name}-{v}"));
-        let mut e = make(kind, 2, vec![open_rw(&path, 10_000, false)]);
+        let mut e = make(kind.clone(), 2, vec![open_rw(&path, 10_000, false)]);
         assert_eq!(run(e.as_mut(), io(0, Ddir::Read, 8192, 4096)), 10_000 - 8192, "{kind:?}");
     }
 }
@@ -170,7 +170,7 @@ fn direct_io_alignment_is_the_kernels() {
             let path = s.path(&format!("odirect-{name}-{v}"));
             let fd = open_rw(&path, 1 << 20, true);
             let probe = std::fs::File::from(fd.try_clone().unwrap());
-            let mut e = make(kind, 2, vec![fd]);
+            let mut e = make(kind.clone(), 2, vec![fd]);
             for (off, len) in [(100u64, 4096u32), (0, 100), (512, 512)] {
                 // The engine reports exactly what a plain pwrite on the same descriptor does.
                 let buf = crate::sys::buf::AlignedBuf::zeroed(4096, 4096).unwrap();
@@ -197,7 +197,7 @@ fn errors_are_negative_errno() {
         open_rw(&path, 1 << 16, false);
         // A read-only descriptor: writes fail with EBADF, from the kernel.
         let ro = open_job_file(&path, &OpenSpec::new(true, false, false)).unwrap();
-        let mut e = make(kind, 2, vec![ro]);
+        let mut e = make(kind.clone(), 2, vec![ro]);
         assert_eq!(run(e.as_mut(), io(0, Ddir::Write, 0, 4096)), -libc::EBADF, "{kind:?}");
         // Checked before the kernel: file index, slot, length.
         assert_eq!(e.queue(&Io { file: 1, ..io(0, Ddir::Read, 0, 4096) }), Queued::Completed(-libc::EBADF));
@@ -214,7 +214,7 @@ fn trim_punches_a_hole_and_sync_succeeds() {
     for (v, kind) in variants().into_iter().enumerate() {
         let name = kind.name();
         let path = s.path(&format!("trim-{name}-{v}"));
-        let mut e = make(kind, 2, vec![open_rw(&path, 1 << 20, false)]);
+        let mut e = make(kind.clone(), 2, vec![open_rw(&path, 1 << 20, false)]);
         e.buffer(0).fill(0xee);
         for off in (0..1 << 20).step_by(16384) {
             assert_eq!(run(e.as_mut(), io(0, Ddir::Write, off, 16384)), 16384);
@@ -242,7 +242,7 @@ fn trim_of_a_device_that_cannot_discard_fails_with_the_kernels_errno() {
         {
             continue;
         }
-        let mut e = make(kind, 1, vec![null.into()]);
+        let mut e = make(kind.clone(), 1, vec![null.into()]);
         assert_eq!(run(e.as_mut(), io(0, Ddir::Trim, 0, 4096)), -libc::ENOTTY, "{kind:?}");
     }
 }
@@ -253,7 +253,7 @@ fn async_engines_answer_busy_when_full() {
     for (v, kind) in variants().into_iter().enumerate() {
         let name = kind.name();
         let path = s.path(&format!("busy-{name}-{v}"));
-        let mut e = make(kind, 4, vec![open_rw(&path, 1 << 20, false)]);
+        let mut e = make(kind.clone(), 4, vec![open_rw(&path, 1 << 20, false)]);
         if e.is_sync() {
             continue;
         }
@@ -321,7 +321,7 @@ fn getevents_waits_for_min_and_caps_it() {
     for (v, kind) in variants().into_iter().enumerate() {
         let name = kind.name();
         let path = s.path(&format!("min-{name}-{v}"));
-        let mut e = make(kind, 8, vec![open_rw(&path, 1 << 20, false)]);
+        let mut e = make(kind.clone(), 8, vec![open_rw(&path, 1 << 20, false)]);
         if e.is_sync() {
             continue;
         }
@@ -348,7 +348,7 @@ fn getevents_takes_at_most_max() {
     for (v, kind) in variants().into_iter().enumerate() {
         let name = kind.name();
         let path = s.path(&format!("max-{name}-{v}"));
-        let mut e = make(kind, 8, vec![open_rw(&path, 1 << 20, false)]);
+        let mut e = make(kind.clone(), 8, vec![open_rw(&path, 1 << 20, false)]);
         if e.is_sync() || name == "vsync" || name == "posixaio" {
             continue;
         }
@@ -407,7 +407,7 @@ fn dropping_engines_with_ios_in_flight_is_safe() {
         let name = kind.name();
         let path = s.path(&format!("drop-{name}-{v}"));
         for commit in [false, true] {
-            let mut e = make(kind, 8, vec![open_rw(&path, 1 << 20, false)]);
+            let mut e = make(kind.clone(), 8, vec![open_rw(&path, 1 << 20, false)]);
             for tag in 0..8 {
                 let _ = e.queue(&io(tag, Ddir::Read, u64::from(tag) * 16384, 16384));
             }
@@ -425,7 +425,7 @@ fn engines_built_on_one_thread_run_on_another() {
     for (v, kind) in variants().into_iter().enumerate() {
         let name = kind.name();
         let path = s.path(&format!("thread-{name}-{v}"));
-        let mut e = make(kind, 4, vec![open_rw(&path, 1 << 20, false)]);
+        let mut e = make(kind.clone(), 4, vec![open_rw(&path, 1 << 20, false)]);
         let r = std::thread::spawn(move || {
             e.buffer(0).fill(1);
             run(e.as_mut(), io(0, Ddir::Write, 0, 4096))
@@ -450,7 +450,7 @@ fn bad_configurations_are_refused() {
         err(EngineKind::Null, EngineConfig { buffer_align: 3000, ..cfg() }),
         "ioengine null: buffer alignment must be a power of two"
     );
-    let hipri = EngineKind::Pvsync2(Pvsync2Options { hipri_percentage: 101, nowait: false });
+    let hipri = EngineKind::Pvsync2(Pvsync2Options { hipri_percentage: 101, ..Pvsync2Options::default() });
     assert_eq!(err(hipri, cfg()), "ioengine pvsync2: RWF_HIPRI share of 101 % is over 100 %");
     // Every engine, with its default settings, builds without files.
     for kind in [
@@ -463,7 +463,7 @@ fn bad_configurations_are_refused() {
         EngineKind::Libaio(LibaioOptions::default()),
         EngineKind::Null,
     ] {
-        assert_eq!(err(kind, cfg()), "", "{kind:?}");
+        assert_eq!(err(kind.clone(), cfg()), "", "{kind:?}");
     }
 }
 
@@ -492,7 +492,7 @@ fn io_uring_hipri_polls_or_fails_as_the_kernel_says() {
     for base in ["/dev/shm".to_string(), std::env::temp_dir().to_string_lossy().into_owned()] {
         let s = Scratch::new(&base).unwrap();
         let kind = EngineKind::IoUring(UringOptions { iopoll: true, ..UringOptions::default() });
-        let mut e = make(kind, 2, vec![open_rw(&s.path("hipri"), 1 << 20, true)]);
+        let mut e = make(kind.clone(), 2, vec![open_rw(&s.path("hipri"), 1 << 20, true)]);
         e.buffer(0)[..4096].copy_from_slice(&pattern(9, 4096));
         let r = run(e.as_mut(), io(0, Ddir::Write, 0, 4096));
         if base == "/dev/shm" {
@@ -577,4 +577,76 @@ fn falloc_and_ftruncate_engines_follow_fio() {
     let ro = open_job_file(&path, &OpenSpec::new(true, false, false)).unwrap();
     let mut e = make(EngineKind::Falloc, 1, vec![ro]);
     assert_eq!(run(e.as_mut(), io(0, Ddir::Write, 0, 4096)), -libc::EBADF);
+}
+
+#[test]
+fn pvsync2_passes_fios_uncached_flag_to_the_kernel() {
+    // Whatever the kernel makes of 0x40 (fio 3.33's RWF_UNCACHED; RWF_ATOMIC since Linux
+    // 6.11), the engine's write ends as the same call made by hand does.
+    let s = Scratch::new("/dev/shm").unwrap();
+    let path = s.path("uncached");
+    let fd = open_rw(&path, 1 << 20, false);
+    let by_hand = {
+        let f = std::fs::File::from(fd.try_clone().unwrap());
+        let flags = rustix::io::ReadWriteFlags::from_bits_retain(0x40);
+        crate::engine::io_result(crate::sys::io::pwritev2(std::os::fd::AsFd::as_fd(&f), &[0u8; 4096], 0, flags))
+    };
+    let kind = EngineKind::Pvsync2(Pvsync2Options { uncached: true, ..Pvsync2Options::default() });
+    let mut e = make(kind.clone(), 1, vec![fd]);
+    assert_eq!(run(e.as_mut(), io(0, Ddir::Write, 4096, 4096)), by_hand);
+    let plain = make(EngineKind::Pvsync2(Pvsync2Options::default()), 1, vec![open_rw(&path, 1 << 20, false)]);
+    let mut plain = plain;
+    assert_eq!(run(plain.as_mut(), io(0, Ddir::Write, 4096, 4096)), 4096, "without the flag it writes");
+}
+
+#[test]
+fn net_engines_move_blocks_between_a_listener_and_a_sender() {
+    use crate::engine::{NetOptions, NetProto};
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let cfg = || EngineConfig { depth: 1, buffer_size: 8192, buffer_align: 0, files: vec![], clock: RealClock::new() };
+    let listener = std::thread::spawn(move || {
+        let o = NetOptions { port, listen: true, total_bytes: 3 * 8192, ..NetOptions::default() };
+        let mut e = open_engine(EngineKind::Net(o), cfg()).unwrap();
+        let mut got = Vec::new();
+        for _ in 0..3 {
+            assert_eq!(run(e.as_mut(), io(0, Ddir::Read, 0, 8192)), 8192);
+            got.extend_from_slice(&e.buffer(0)[..8192]);
+        }
+        assert!(!e.finished());
+        // The sender's link-close message ends the stream: no I/O of the job.
+        assert_eq!(run(e.as_mut(), io(0, Ddir::Read, 0, 8192)), 0);
+        assert!(e.finished());
+        got
+    });
+    let o = NetOptions {
+        proto: NetProto::Tcp,
+        host: Some("127.0.0.1".into()),
+        port,
+        writes: true,
+        nodelay: true,
+        total_bytes: 3 * 8192,
+        ..NetOptions::default()
+    };
+    let mut sent = Vec::new();
+    let mut e = loop {
+        match open_engine(EngineKind::Net(o.clone()), cfg()) {
+            Ok(e) => break e,
+            Err(_) => std::thread::sleep(std::time::Duration::from_millis(10)),
+        }
+    };
+    assert_eq!(e.name(), "net");
+    for i in 0..3u8 {
+        let p = pattern(i, 8192);
+        e.buffer(0)[..8192].copy_from_slice(&p);
+        sent.extend_from_slice(&p);
+        assert_eq!(run(e.as_mut(), io(0, Ddir::Write, 0, 8192)), 8192);
+    }
+    drop(e);
+    assert_eq!(listener.join().unwrap(), sent);
+
+    // A sender with nobody to talk to fails as fio words it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let err = open_engine(EngineKind::Net(NetOptions { port, ..o }), cfg()).err().unwrap();
+    assert_eq!(err.to_string(), "ioengine net: connect: Connection refused");
+    assert_eq!(err.errno(), libc::ECONNREFUSED);
 }

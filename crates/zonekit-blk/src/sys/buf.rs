@@ -125,7 +125,6 @@ impl SlotBuffers {
     }
 
     /// Slot `i`, or `None` past the last one.
-    #[cfg(test)]
     pub fn get(&self, i: usize) -> Option<&[u8]> {
         // SAFETY: slot `i` exists, so its `size` bytes lie inside the allocation, initialised
         // (zeroed at allocation); the slice covers that slot only and borrows `self`.

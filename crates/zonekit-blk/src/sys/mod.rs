@@ -5,6 +5,7 @@
 //! - [`io`]: one thin wrapper per system call that std does not offer (vectored positional I/O,
 //!   `fallocate`, `posix_fadvise`, block-device ioctls), named after the call it makes, over
 //!   `rustix`.
+//! - [`net`]: socket options rustix does not wrap (`TCP_MAXSEG`).
 //! - [`uring`]: an io_uring queue that owns its slot buffers, so that a buffer the kernel may still
 //!   touch is never handed out or freed.
 //! - [`aio`]: the same for Linux native AIO (`io_setup` / `io_submit` / `io_getevents`), called
@@ -21,6 +22,7 @@ pub mod aio;
 pub mod buf;
 pub mod io;
 pub mod mmap;
+pub mod net;
 pub mod paio;
 pub mod pipe;
 pub mod slots;
