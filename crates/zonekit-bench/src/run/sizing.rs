@@ -304,7 +304,7 @@ pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopC
     };
     let c = opts.continue_on_error;
     let errors =
-        if c.read || c.write { ErrorPolicy::Continue { read: c.read, write: c.write } } else { ErrorPolicy::Stop };
+        ErrorPolicy { cover: [c.read, c.write, c.verify], lists: opts.ignore_error.clone(), dump: opts.error_dump };
     let deadline = match (opts.runtime, opts.time_based) {
         (Some(r), _) if !r.is_zero() => Some(r + opts.ramp_time),
         _ => None,
