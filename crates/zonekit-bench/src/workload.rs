@@ -93,6 +93,9 @@ pub struct WorkloadSpec {
     pub rw_modifier: u64,
     /// `rw_sequencer=identical`: between random offsets, repeat the same offset.
     pub sequencer_identical: bool,
+    /// `percentage_random` per direction: the share of a random job's offsets drawn at random,
+    /// the rest continuing sequentially (100: all random).
+    pub perc_rand: [u32; 3],
     /// Percentage of reads in a mixed workload.
     pub rwmix_read: u32,
     /// Block sizes per direction (read, write, trim).
@@ -183,6 +186,7 @@ impl WorkloadSpec {
             random,
             rw_modifier: 0,
             sequencer_identical: false,
+            perc_rand: [100; 3],
             rwmix_read: 50,
             bs: [BlockSizes::fixed(bs), BlockSizes::fixed(bs), BlockSizes::fixed(bs)],
             files: vec![FileRange { size, offset: 0, len: size }],
@@ -326,6 +330,8 @@ pub struct Workload {
     rng_bs: [Rng; 3],
     rng_mix: Rng,
     rng_dist: Rng,
+    /// fio's `seq_rand_state`: draws whether a random job's next offset is random.
+    rng_seq_rand: [Rng; 3],
     /// I/Os issued per direction.
     issues: [u64; 3],
     /// Bytes issued per direction.
@@ -386,6 +392,7 @@ impl Workload {
             rng_bs: [Rng::new(seed ^ 0xb50), Rng::new(seed ^ 0xb51), Rng::new(seed ^ 0xb52)],
             rng_mix: Rng::new(seed ^ 0x3137),
             rng_dist: dist_rng,
+            rng_seq_rand: [Rng::new(seed ^ 0x5e40), Rng::new(seed ^ 0x5e41), Rng::new(seed ^ 0x5e42)],
             spec,
             files,
             next_file: 0,
@@ -770,6 +777,16 @@ impl Workload {
         } else {
             false
         };
+        // fio's should_do_random: with percentage_random below 100, a draw in 1..=100 above it
+        // continues sequentially from the last I/O (random again once past the end).
+        if random_now && spec.perc_rand[d] < 100 && self.rng_seq_rand[d].between(1, 100) as u32 > spec.perc_rand[d] {
+            let f = &self.files[fi];
+            if f.last_pos[d] < len {
+                return Some(f.last_pos[d]);
+            }
+            return self.random_offset(fi, d, rand_len);
+        }
+        let spec = &self.spec;
         if spec.random && !random_now {
             let f = &self.files[fi];
             if spec.sequencer_identical {

@@ -188,6 +188,41 @@ fn exitall_on_error_ends_the_others_when_a_job_fails() {
     assert!(runtime_of(&v, "long") < 1500, "{:?}", runtimes(&v));
 }
 
+/// The share (percent) of a version-3 I/O log's reads and writes that start where the previous
+/// one ended, and how many there are.
+fn sequential_share(log: &Path) -> (f64, usize) {
+    let text = std::fs::read_to_string(log).unwrap();
+    let (mut prev, mut seq, mut n) = (None, 0usize, 0usize);
+    for l in text.lines() {
+        let p: Vec<&str> = l.split_whitespace().collect();
+        if p.len() == 5 && (p[2] == "read" || p[2] == "write") {
+            let (off, len): (u64, u64) = (p[3].parse().unwrap(), p[4].parse().unwrap());
+            n += 1;
+            if prev == Some(off) {
+                seq += 1;
+            }
+            prev = Some(off + len);
+        }
+    }
+    (100.0 * seq as f64 / n.max(1) as f64, n)
+}
+
+const PERC_RANDOM: &str =
+    "[pr]\nioengine=null\nrw=randread\nbs=4k\nsize=16m\npercentage_random=30\nwrite_iolog=log.txt\n";
+
+#[test]
+fn percentage_random_continues_the_rest_sequentially() {
+    for (perc, lo, hi) in [("30", 65.0, 74.0), ("0", 99.9, 100.0), ("100", 0.0, 2.0)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let job = PERC_RANDOM.replace("percentage_random=30", &format!("percentage_random={perc}"));
+        let (_, code) = json_of("zonekit", tmp.path(), &job);
+        assert_eq!(code, 0);
+        let (share, n) = sequential_share(&tmp.path().join("log.txt"));
+        assert_eq!(n, 4096);
+        assert!((lo..=hi).contains(&share), "percentage_random={perc}: {share}% sequential");
+    }
+}
+
 mod needs_tools {
     use super::*;
 
@@ -359,6 +394,26 @@ mod needs_tools {
             // The io_u error lines: every error's with error_dump, the fatal one's otherwise.
             let lines = |e: &str| e.lines().filter(|l| l.contains(": io_u error on file data: File too large")).count();
             assert_eq!(lines(&ferr), lines(&zerr), "{extra}: fio {ferr}\nzonekit {zerr}");
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn percentage_random_share_as_fio() {
+        require_fio();
+        for perc in ["30", "75"] {
+            let job = PERC_RANDOM.replace("percentage_random=30", &format!("percentage_random={perc}"));
+            let mut shares = Vec::new();
+            for program in ["fio", "zonekit"] {
+                let tmp = tempfile::tempdir().unwrap();
+                let (_, code) = json_of(program, tmp.path(), &job);
+                assert_eq!(code, 0, "{program}");
+                let (share, n) = sequential_share(&tmp.path().join("log.txt"));
+                assert_eq!(n, 4096, "{program}");
+                shares.push(share);
+            }
+            // 4096 draws: the shares agree within 4 points (about 5 standard deviations).
+            assert!((shares[0] - shares[1]).abs() < 4.0, "percentage_random={perc}: fio {shares:?} zonekit");
         }
     }
 }

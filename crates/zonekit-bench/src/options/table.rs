@@ -843,7 +843,7 @@ pub static OPTIONS: &[OptionDef] = &[
     opt("random_distribution", Kind::Choice { choices: &[Choice { name: "random", canon: "random", help: "uniform" }, Choice { name: "zipf", canon: "zipf", help: "Zipf, `zipf:θ` (default 1.1)" }, Choice { name: "pareto", canon: "pareto", help: "Pareto, `pareto:h` (0<h<1, default 0.2)" }, Choice { name: "normal", canon: "normal", help: "Gaussian, `normal:σ` in percent of the range" }, Choice { name: "zoned", canon: "zoned", help: "`zoned:a/s:…`: a% of accesses to s% of the range" }, Choice { name: "zoned_abs", canon: "zoned_abs", help: "`zoned_abs:a/s:…`: a% of accesses to s bytes" }], postfix: true }, Category::Random, Support::Implemented, "Distribution of random offsets: `random`, `zipf[:θ]`, `pareto[:h]`, `normal[:σ]` (each with an optional `:center`), `zoned:…` or `zoned_abs:…` (the zoned forms are refused when a job runs).")
         .def("random")
         .apply(special::apply_random_distribution),
-    opt("percentage_random", Kind::IntDirs { min: 0, max: 100 }, Category::Random, Support::Refused, "Share of random I/Os in a random job, per direction; the rest are sequential.")
+    opt("percentage_random", Kind::IntDirs { min: 0, max: 100 }, Category::Random, Support::Implemented, "Share of random I/Os in a random job, per direction; the others continue sequentially from the previous I/O.")
         .def("100,100,100")
         .apply(|o, v| {
             if let Value::IntDirs(d) = v { for (i, x) in d.iter().enumerate() { if let Some(x) = x { o.percentage_random[i] = *x as u32; } } }
