@@ -223,6 +223,47 @@ fn percentage_random_continues_the_rest_sequentially() {
     }
 }
 
+/// The lengths of a version-3 I/O log's sequential continuations and of its other I/Os.
+fn lengths(log: &Path) -> (Vec<u64>, Vec<u64>) {
+    let text = std::fs::read_to_string(log).unwrap();
+    let (mut prev, mut seq, mut rand) = (None, Vec::new(), Vec::new());
+    for l in text.lines() {
+        let p: Vec<&str> = l.split_whitespace().collect();
+        if p.len() == 5 && (p[2] == "read" || p[2] == "write") {
+            let (off, len): (u64, u64) = (p[3].parse().unwrap(), p[4].parse().unwrap());
+            if prev == Some(off) {
+                seq.push(len)
+            } else {
+                rand.push(len)
+            }
+            prev = Some(off + len);
+        }
+    }
+    (seq, rand)
+}
+
+const SEQ_RAND: &str = "[sr]\nioengine=null\nrw=randread\nbs=4k,64k\nbs_is_seq_rand=1\nsize=16m\npercentage_random=50\nwrite_iolog=log.txt\n";
+
+#[test]
+fn bs_is_seq_rand_sizes_sequential_and_random_ios_apart() {
+    // A sequential job's I/Os are sequential: the first size; norandommap keeps random sizes whole.
+    for (job, seq_len, rand_len) in [
+        (SEQ_RAND.replace("rw=randread", "rw=read"), Some(4096), None),
+        (SEQ_RAND.replace("percentage_random=50", "norandommap=1"), None, Some(65536)),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        assert_eq!(json_of("zonekit", tmp.path(), &job).1, 0);
+        let (seq, rand) = lengths(&tmp.path().join("log.txt"));
+        if let Some(l) = seq_len {
+            assert!(seq.iter().all(|&x| x == l) && seq.len() > 4000, "{seq:?}");
+        }
+        if let Some(l) = rand_len {
+            // A random draw may land where the last I/O ended: it is still 64 KiB.
+            assert!(seq.iter().chain(&rand).all(|&x| x == l), "{rand:?}");
+        }
+    }
+}
+
 mod needs_tools {
     use super::*;
 
@@ -414,6 +455,22 @@ mod needs_tools {
             }
             // 4096 draws: the shares agree within 4 points (about 5 standard deviations).
             assert!((shares[0] - shares[1]).abs() < 4.0, "percentage_random={perc}: fio {shares:?} zonekit");
+        }
+    }
+
+    #[test]
+    #[ignore]
+    fn bs_is_seq_rand_as_fio() {
+        require_fio();
+        for program in ["fio", "zonekit"] {
+            let tmp = tempfile::tempdir().unwrap();
+            assert_eq!(json_of(program, tmp.path(), SEQ_RAND).1, 0, "{program}");
+            let (seq, rand) = lengths(&tmp.path().join("log.txt"));
+            // Sequential continuations take the first size; most random I/Os the second (the
+            // random map cuts some short where blocks are already done), in both tools.
+            let full = rand.iter().filter(|&&l| l == 65536).count();
+            assert!(seq.iter().filter(|&&l| l == 4096).count() + 1 >= seq.len(), "{program}: {seq:?}");
+            assert!(full * 10 >= rand.len() * 6, "{program}: {full} of {}", rand.len());
         }
     }
 }

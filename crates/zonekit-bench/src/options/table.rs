@@ -800,7 +800,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.bs_unaligned = v.as_bool();
             Ok(())
         }),
-    opt("bs_is_seq_rand", Kind::Bool, Category::BlockSize, Support::Refused, "Read `bs=a,b` as sequential,random instead of read,write.")
+    opt("bs_is_seq_rand", Kind::Bool, Category::BlockSize, Support::Implemented, "Read `bs=a,b` as sequential,random instead of read,write (an offset drawn at random is random; sequential ones and `percentage_random`'s continuations are not).")
         .def("0")
         .parent("blocksize")
         .apply(|o, v| {

@@ -229,6 +229,7 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         rw_modifier: opts.rw_modifier,
         sequencer_identical: opts.rw_sequencer == RwSequencer::Identical,
         perc_rand: opts.percentage_random,
+        bs_is_seq_rand: opts.bs_is_seq_rand,
         rwmix_read: opts.rwmixread,
         bs: [bs(0), bs(1), bs(2)],
         files: files.iter().map(|f| f.range).collect(),
