@@ -44,9 +44,9 @@ const EXPECTED: Counts = Counts {
     others_unset_variable: 14,
     others_unknown_option: 10,
     others_bad_value: 10,
-    runnable: 29,
+    runnable: 31,
     refused_engine: 28,
-    refused_option: 15,
+    refused_option: 13,
     conflict: 1,
 };
 
