@@ -225,6 +225,21 @@ impl Resolver {
                 }
             }
         }
+        // fio's td_steadystate_init: a reporting group judges steadiness one way.
+        let steady = |o: &JobOptions| (o.steadystate.dur_sec > 0).then_some(o.steadystate);
+        for (i, j) in self.jobs.iter().enumerate() {
+            if let Some(k) =
+                self.jobs[..i].iter().find(|k| k.groupid == j.groupid && steady(&k.options) != steady(&j.options))
+            {
+                return Err(BenchError::Conflict {
+                    at: j.at.clone(),
+                    why: format!(
+                        "steadystate options differ from job {} of the same reporting group (fio rejects the job: they must be the same within a group)",
+                        one_line(&k.name)
+                    ),
+                });
+            }
+        }
         for (i, j) in self.jobs.iter().enumerate() {
             if !j.options.group_reporting || !j.options.stats {
                 continue;

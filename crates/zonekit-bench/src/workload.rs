@@ -93,6 +93,12 @@ pub struct WorkloadSpec {
     pub rw_modifier: u64,
     /// `rw_sequencer=identical`: between random offsets, repeat the same offset.
     pub sequencer_identical: bool,
+    /// `percentage_random` per direction: the share of a random job's offsets drawn at random,
+    /// the rest continuing sequentially (100: all random).
+    pub perc_rand: [u32; 3],
+    /// `bs_is_seq_rand`: `bs[0]` sizes sequential I/Os and `bs[1]` random ones, whatever their
+    /// direction.
+    pub bs_is_seq_rand: bool,
     /// Percentage of reads in a mixed workload.
     pub rwmix_read: u32,
     /// Block sizes per direction (read, write, trim).
@@ -189,6 +195,8 @@ impl WorkloadSpec {
             random,
             rw_modifier: 0,
             sequencer_identical: false,
+            perc_rand: [100; 3],
+            bs_is_seq_rand: false,
             rwmix_read: 50,
             bs: [BlockSizes::fixed(bs), BlockSizes::fixed(bs), BlockSizes::fixed(bs)],
             files: vec![FileRange { size, offset: 0, len: size }],
@@ -334,6 +342,10 @@ pub struct Workload {
     rng_bs: [Rng; 3],
     rng_mix: Rng,
     rng_dist: Rng,
+    /// fio's `seq_rand_state`: draws whether a random job's next offset is random.
+    rng_seq_rand: [Rng; 3],
+    /// The last offset was drawn at random (fio's `is_random`).
+    last_random: bool,
     /// I/Os issued per direction.
     issues: [u64; 3],
     /// Bytes issued per direction.
@@ -394,6 +406,8 @@ impl Workload {
             rng_bs: [Rng::new(seed ^ 0xb50), Rng::new(seed ^ 0xb51), Rng::new(seed ^ 0xb52)],
             rng_mix: Rng::new(seed ^ 0x3137),
             rng_dist: dist_rng,
+            rng_seq_rand: [Rng::new(seed ^ 0x5e40), Rng::new(seed ^ 0x5e41), Rng::new(seed ^ 0x5e42)],
+            last_random: false,
             spec,
             files,
             next_file: 0,
@@ -808,6 +822,19 @@ impl Workload {
         } else {
             false
         };
+        // fio's is_random (it picks the block size under bs_is_seq_rand): only an offset drawn
+        // as random is; a sequential one, and the random fallback past the end, are not.
+        self.last_random = false;
+        // fio's should_do_random: with percentage_random below 100, a draw in 1..=100 above it
+        // continues sequentially from the last I/O (random again once past the end).
+        if random_now && spec.perc_rand[d] < 100 && self.rng_seq_rand[d].between(1, 100) as u32 > spec.perc_rand[d] {
+            let f = &self.files[fi];
+            if f.last_pos[d] < len {
+                return Some(f.last_pos[d]);
+            }
+            return self.random_offset(fi, d, rand_len);
+        }
+        let spec = &self.spec;
         if spec.random && !random_now {
             let f = &self.files[fi];
             if spec.sequencer_identical {
@@ -819,6 +846,7 @@ impl Workload {
             return self.random_offset(fi, d, rand_len);
         }
         if spec.random {
+            self.last_random = true;
             return self.random_offset(fi, d, rand_len);
         }
         // Sequential: from the last position, plus the `:N` gap after the first I/O.
@@ -871,6 +899,8 @@ impl Workload {
 
     /// fio's `get_next_buflen`: fixed, a range, or a split; never past the range end.
     fn next_buflen(&mut self, fi: usize, d: usize, off: u64) -> Option<u64> {
+        // `bs_is_seq_rand`: the read sizes serve sequential I/Os, the write sizes random ones.
+        let d = if self.spec.bs_is_seq_rand { usize::from(self.last_random) } else { d };
         let bs = &self.spec.bs[d];
         let r = self.files[fi].range;
         let room = r.len.min(r.size.saturating_sub(r.offset)).saturating_sub(off);

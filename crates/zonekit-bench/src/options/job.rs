@@ -188,6 +188,29 @@ pub enum ZoneMode {
     Zbd,
 }
 
+/// fio's steady-state detection (`steadystate=iops_slope:0.01%`, `ss_dur`, `ss_ramp`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SteadyOptions {
+    /// Judge IOPS (else bandwidth in bytes/s).
+    pub iops: bool,
+    /// Judge the slope of a least-squares line (else the largest deviation from the mean).
+    pub slope: bool,
+    /// The limit is a percentage of the mean.
+    pub percent: bool,
+    /// The limit: below it, the job is steady.
+    pub limit: f64,
+    /// `steadystate_duration`: the window, in whole seconds (0: off).
+    pub dur_sec: u32,
+    /// `steadystate_ramp_time`: no data before this long (plus one second) into the job.
+    pub ramp: Duration,
+}
+
+impl Default for SteadyOptions {
+    fn default() -> Self {
+        SteadyOptions { iops: true, slope: true, percent: true, limit: 0.01, dur_sec: 0, ramp: Duration::ZERO }
+    }
+}
+
 /// Which errors `continue_on_error` lets a job continue past (fio's bit mask).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ContinueOnError {
@@ -466,6 +489,8 @@ pub struct JobOptions {
     pub exit_what: String,
     /// `exitall_on_error`: end all jobs when this one fails.
     pub exitall_on_error: bool,
+    /// `steadystate`, `steadystate_duration`, `steadystate_ramp_time`.
+    pub steadystate: SteadyOptions,
 
     // ---- time ----
     /// `runtime` / `timeout`: stop after this long (`None`: no limit).
@@ -525,6 +550,11 @@ pub struct JobOptions {
     // ---- errors ----
     /// `continue_on_error`.
     pub continue_on_error: ContinueOnError,
+    /// `ignore_error`: the errnos carried past, per kind (read, write, verify), when
+    /// `continue_on_error` covers the kind; empty: fio's default, EIO and EILSEQ.
+    pub ignore_error: [Vec<i32>; 3],
+    /// `error_dump`: print every I/O error, those carried past too.
+    pub error_dump: bool,
 
     // ---- statistics and output ----
     /// `percentile_list`: the percentiles reported (at most 20).
@@ -814,6 +844,7 @@ impl Default for JobOptions {
             exitall: false,
             exit_what: "group".to_string(),
             exitall_on_error: false,
+            steadystate: SteadyOptions::default(),
             runtime: None,
             time_based: false,
             ramp_time: Duration::ZERO,
@@ -839,6 +870,8 @@ impl Default for JobOptions {
             dedupe_working_set_percentage: 5,
             dedupe_global: false,
             continue_on_error: ContinueOnError::default(),
+            ignore_error: [Vec::new(), Vec::new(), Vec::new()],
+            error_dump: false,
             percentile_list: vec![
                 1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99,
             ],

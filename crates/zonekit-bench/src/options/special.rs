@@ -1,5 +1,5 @@
 //! Options whose values have their own syntax: `rw`'s `:N`, `bssplit`, `bsrange`,
-//! `random_distribution`, `file_service_type`, `ioengine`, `continue_on_error`.
+//! `random_distribution`, `file_service_type`, `ioengine`, `continue_on_error`, `ignore_error`, `steadystate`.
 
 use super::job::{
     BsSplit, ContinueOnError, IoUringOptions, JobOptions, LibaioOptions, Pvsync2Options, RandomDistribution, RwMode,
@@ -354,9 +354,118 @@ pub fn continue_on_error(s: &str) -> ContinueOnError {
     }
 }
 
+/// `steadystate=criterion:limit` (fio's `str_steadystate_cb`): the limit is required; `N%` is a
+/// percentage of the mean, else IOPS for the `iops` criteria and bytes per second (size
+/// suffixes, under the job's `kb_base`) for the `bw` ones.
+pub fn steadystate(o: &mut JobOptions, v: &Value) -> Result<(), String> {
+    let Value::Choice(name, extra) = v else { return Ok(()) };
+    let Some(limit) = extra.as_deref() else {
+        return Err("the limit is required after the criterion (e.g. iops_slope:0.1%)".to_string());
+    };
+    let ss = &mut o.steadystate;
+    ss.iops = name.starts_with("iops");
+    ss.slope = name.ends_with("_slope");
+    if let Some(pct) = limit.strip_suffix('%') {
+        ss.limit = value::parse_float(pct.trim_end()).map_err(|e| format!("limit {limit}: {e}"))?;
+        ss.percent = true;
+    } else if ss.iops {
+        ss.limit = value::parse_float(limit).map_err(|e| format!("limit {limit}: {e}"))?;
+        ss.percent = false;
+    } else {
+        ss.limit = value::parse_int(limit, o.kb_base).map_err(|e| format!("limit {limit}: {e}"))? as f64;
+        ss.percent = false;
+    }
+    Ok(())
+}
+
+/// The errno names `ignore_error` knows (fio's `str2error`): EPERM (1) to ERANGE (34).
+const ERRNO_NAMES: [&str; 34] = [
+    "EPERM", "ENOENT", "ESRCH", "EINTR", "EIO", "ENXIO", "E2BIG", "ENOEXEC", "EBADF", "ECHILD", "EAGAIN", "ENOMEM",
+    "EACCES", "EFAULT", "ENOTBLK", "EBUSY", "EEXIST", "EXDEV", "ENODEV", "ENOTDIR", "EISDIR", "EINVAL", "ENFILE",
+    "EMFILE", "ENOTTY", "ETXTBSY", "EFBIG", "ENOSPC", "ESPIPE", "EROFS", "EMLINK", "EPIPE", "EDOM", "ERANGE",
+];
+
+/// `ignore_error=read,write,verify` (fio's `str_ignore_error_cb`): each a `:`-separated list of
+/// errno names or numbers; a non-empty list turns `continue_on_error` on for its kind.
+pub fn ignore_error(o: &mut JobOptions, v: &Value) -> Result<(), String> {
+    let text = v.as_text().trim();
+    let kinds: Vec<&str> = text.split(',').collect();
+    if kinds.len() > 3 {
+        return Err("at most three lists (read,write,verify)".to_string());
+    }
+    for (kind, list) in kinds.iter().enumerate() {
+        if list.is_empty() {
+            continue;
+        }
+        let mut errnos = Vec::new();
+        for name in list.split(':') {
+            let errno = if name.is_empty() {
+                return Err(format!("{list}: an empty entry (fio would drop the rest of the list)"));
+            } else if name.starts_with('E') {
+                match ERRNO_NAMES.iter().position(|n| *n == name) {
+                    Some(i) => i as i32 + 1,
+                    None => {
+                        return Err(format!(
+                            "unknown error {name} (fio knows EPERM to ERANGE by name; give the number)"
+                        ));
+                    }
+                }
+            } else {
+                match name.parse::<i32>() {
+                    Ok(n) if n != 0 && n != i32::MIN => n.abs(),
+                    _ => return Err(format!("{name}: not an errno name or number")),
+                }
+            };
+            errnos.push(errno);
+        }
+        match kind {
+            0 => o.continue_on_error.read = true,
+            1 => o.continue_on_error.write = true,
+            _ => o.continue_on_error.verify = true,
+        }
+        o.ignore_error[kind] = errnos;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ignore_error_lists() {
+        let ie = |s: &str| {
+            let mut o = JobOptions::default();
+            ignore_error(&mut o, &Value::Text(s.to_string())).map(|_| o)
+        };
+        let o = ie(",EIO:ENOSPC:121").unwrap();
+        assert_eq!(o.ignore_error, [vec![], vec![5, 28, 121], vec![]]);
+        assert!(!o.continue_on_error.read && o.continue_on_error.write && !o.continue_on_error.verify);
+        let o = ie("-22,,84").unwrap();
+        assert_eq!(o.ignore_error, [vec![22], vec![], vec![84]]);
+        assert!(o.continue_on_error.read && !o.continue_on_error.write && o.continue_on_error.verify);
+        assert!(ie("EILSEQ").is_err());
+        assert!(ie("EIO::EBUSY").is_err());
+        assert!(ie("1,2,3,4").is_err());
+        assert!(ie("abc").is_err());
+    }
+
+    #[test]
+    fn steadystate_limits() {
+        let ss = |n: &'static str, p: Option<&str>| {
+            let mut o = JobOptions::default();
+            steadystate(&mut o, &Value::Choice(n, p.map(str::to_string))).map(|_| o.steadystate)
+        };
+        let s = ss("iops", Some("5%")).unwrap();
+        assert!(s.iops && !s.slope && s.percent && s.limit == 5.0);
+        let s = ss("bw_slope", Some("10m")).unwrap();
+        assert!(!s.iops && s.slope && !s.percent && s.limit == 10.0 * 1024.0 * 1024.0);
+        let s = ss("iops_slope", Some("0.5")).unwrap();
+        assert!(s.iops && s.slope && !s.percent && s.limit == 0.5);
+        assert!(ss("iops", None).is_err());
+        assert!(ss("iops", Some("x%")).is_err());
+        assert!(ss("bw", Some("1q")).is_err());
+    }
 
     fn rw(s: &str) -> Result<JobOptions, String> {
         let mut o = JobOptions::default();

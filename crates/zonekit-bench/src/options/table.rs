@@ -800,7 +800,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.bs_unaligned = v.as_bool();
             Ok(())
         }),
-    opt("bs_is_seq_rand", Kind::Bool, Category::BlockSize, Support::Refused, "Read `bs=a,b` as sequential,random instead of read,write.")
+    opt("bs_is_seq_rand", Kind::Bool, Category::BlockSize, Support::Implemented, "Read `bs=a,b` as sequential,random instead of read,write (an offset drawn at random is random; sequential ones and `percentage_random`'s continuations are not).")
         .def("0")
         .parent("blocksize")
         .apply(|o, v| {
@@ -843,7 +843,7 @@ pub static OPTIONS: &[OptionDef] = &[
     opt("random_distribution", Kind::Choice { choices: &[Choice { name: "random", canon: "random", help: "uniform" }, Choice { name: "zipf", canon: "zipf", help: "Zipf, `zipf:θ` (default 1.1)" }, Choice { name: "pareto", canon: "pareto", help: "Pareto, `pareto:h` (0<h<1, default 0.2)" }, Choice { name: "normal", canon: "normal", help: "Gaussian, `normal:σ` in percent of the range" }, Choice { name: "zoned", canon: "zoned", help: "`zoned:a/s:…`: a% of accesses to s% of the range" }, Choice { name: "zoned_abs", canon: "zoned_abs", help: "`zoned_abs:a/s:…`: a% of accesses to s bytes" }], postfix: true }, Category::Random, Support::Implemented, "Distribution of random offsets: `random`, `zipf[:θ]`, `pareto[:h]`, `normal[:σ]` (each with an optional `:center`), `zoned:…` or `zoned_abs:…` (the zoned forms are refused when a job runs).")
         .def("random")
         .apply(special::apply_random_distribution),
-    opt("percentage_random", Kind::IntDirs { min: 0, max: 100 }, Category::Random, Support::Refused, "Share of random I/Os in a random job, per direction; the rest are sequential.")
+    opt("percentage_random", Kind::IntDirs { min: 0, max: 100 }, Category::Random, Support::Implemented, "Share of random I/Os in a random job, per direction; the others continue sequentially from the previous I/O.")
         .def("100,100,100")
         .apply(|o, v| {
             if let Value::IntDirs(d) = v { for (i, x) in d.iter().enumerate() { if let Some(x) = x { o.percentage_random[i] = *x as u32; } } }
@@ -1421,18 +1421,22 @@ pub static OPTIONS: &[OptionDef] = &[
             o.unlink_each_loop = v.as_bool();
             Ok(())
         }),
-    opt("exitall", Kind::Flag, Category::Jobs, Support::Refused, "When this job ends, end the others.")
+    opt("exitall", Kind::Flag, Category::Jobs, Support::Implemented, "When any job ends, end the others of its group (or what its `exit_what` says); set for every job of the run, as in fio.")
         .apply(|o, v| {
-            o.exitall = v.as_bool();
+            if !v.as_bool() {
+                // fio 3.33's callback turns exitall on whatever the value.
+                return Err("fio 3.33 turns exitall on whatever its value; leave the option out instead".to_string());
+            }
+            o.exitall = true;
             Ok(())
         }),
-    opt("exit_what", Kind::Choice { choices: &[Choice { name: "group", canon: "group", help: "" }, Choice { name: "stonewall", canon: "stonewall", help: "" }, Choice { name: "all", canon: "all", help: "" }], postfix: false }, Category::Jobs, Support::Ignored, "What `exitall` ends (`group`, `stonewall`, `all`); has effect only with `exitall`.")
+    opt("exit_what", Kind::Choice { choices: &[Choice { name: "group", canon: "group", help: "" }, Choice { name: "stonewall", canon: "stonewall", help: "" }, Choice { name: "all", canon: "all", help: "" }], postfix: false }, Category::Jobs, Support::Implemented, "What this job's end ends under `exitall` or `exitall_on_error`: `group` (its reporting group), `stonewall` (every running job; later stonewall groups still run), `all` (everything, including jobs not started).")
         .def("group")
         .apply(|o, v| {
             o.exit_what = v.as_text().to_string();
             Ok(())
         }),
-    opt("exitall_on_error", Kind::Flag, Category::Jobs, Support::Refused, "End all jobs when this one fails.")
+    opt("exitall_on_error", Kind::Flag, Category::Jobs, Support::Implemented, "When this job ends in error, end the others as `exit_what` says.")
         .apply(|o, v| {
             o.exitall_on_error = v.as_bool();
             Ok(())
@@ -1721,10 +1725,15 @@ pub static OPTIONS: &[OptionDef] = &[
             o.continue_on_error = super::special::continue_on_error(v.as_text());
             Ok(())
         }),
-    opt("ignore_error", Kind::Special("read,write,verify lists of error names or numbers separated by :"), Category::Engine, Support::Refused, "Errors to ignore, per kind (`read,write,verify` lists of names or numbers).")
-        .parent("rw"),
-    opt("error_dump", Kind::Bool, Category::Engine, Support::Ignored, "Print each I/O error; zonekit reports errors as fio's summary does.")
-        .def("0"),
+    opt("ignore_error", Kind::Special("read,write,verify lists of error names or numbers separated by :"), Category::Engine, Support::Implemented, "Errors to carry past, per kind (`read,write,verify` lists of names `EPERM`…`ERANGE` or numbers, `:`-separated); a non-empty list turns `continue_on_error` on for its kind and replaces the default list (EIO, EILSEQ). Trims and syncs count as writes.")
+        .parent("rw")
+        .apply(special::ignore_error),
+    opt("error_dump", Kind::Bool, Category::Engine, Support::Implemented, "Print the `io_u error` line of every I/O error, those carried past too.")
+        .def("0")
+        .apply(|o, v| {
+            o.error_dump = v.as_bool();
+            Ok(())
+        }),
     opt("profile", Kind::Text, Category::Misc, Support::Refused, "Run a built-in fio profile."),
     opt("cgroup", Kind::Text, Category::Process, Support::Refused, "Run the job in this cgroup."),
     opt("cgroup_nodelete", Kind::Bool, Category::Process, Support::Ignored, "Keep the cgroup afterwards; has effect only with `cgroup`.")
@@ -1770,17 +1779,30 @@ pub static OPTIONS: &[OptionDef] = &[
             o.pacing.flow_sleep_us = v.as_u32().into();
             Ok(())
         }),
-    opt("steadystate", Kind::Choice { choices: &[Choice { name: "iops", canon: "iops", help: "" }, Choice { name: "iops_slope", canon: "iops_slope", help: "" }, Choice { name: "bw", canon: "bw", help: "" }, Choice { name: "bw_slope", canon: "bw_slope", help: "" }], postfix: true }, Category::Time, Support::Ignored, "Steady-state criterion; has effect only with `steadystate_duration`.")
+    opt("steadystate", Kind::Choice { choices: &[Choice { name: "iops", canon: "iops", help: "" }, Choice { name: "iops_slope", canon: "iops_slope", help: "" }, Choice { name: "bw", canon: "bw", help: "" }, Choice { name: "bw_slope", canon: "bw_slope", help: "" }], postfix: true }, Category::Time, Support::Implemented, "Steady-state criterion and limit: `iops` or `bw` (largest deviation from the mean), `iops_slope` or `bw_slope` (slope of the least-squares line), then `:limit` in IOPS, bytes/s (size suffixes) or `N%` of the mean; has effect only with `steadystate_duration`.")
         .alias(&["ss"])
-        .def("iops_slope:0.01%"),
-    opt("steadystate_duration", Kind::Time { seconds: true }, Category::Time, Support::Refused, "Stop once the job has been steady this long.")
+        .def("iops_slope:0.01%")
+        .apply(special::steadystate),
+    opt("steadystate_duration", Kind::Time { seconds: true }, Category::Time, Support::Implemented, "Stop once the job has been steady over this window of one-second samples (whole seconds).")
         .alias(&["ss_dur"])
         .def("0")
-        .parent("steadystate"),
-    opt("steadystate_ramp_time", Kind::Time { seconds: true }, Category::Time, Support::Ignored, "Delay before steady-state data is collected; has effect only with `steadystate_duration`.")
+        .parent("steadystate")
+        .apply(|o, v| {
+            let t = v.as_time();
+            if t.subsec_nanos() != 0 {
+                return Err("fio 3.33 counts whole seconds here and drops the rest; give whole seconds".to_string());
+            }
+            o.steadystate.dur_sec = u32::try_from(t.as_secs()).map_err(|_| "too long".to_string())?;
+            Ok(())
+        }),
+    opt("steadystate_ramp_time", Kind::Time { seconds: true }, Category::Time, Support::Implemented, "Collect no steady-state data until this long (plus one second) into the job; has effect only with `steadystate_duration`.")
         .alias(&["ss_ramp"])
         .def("0")
-        .parent("steadystate"),
+        .parent("steadystate")
+        .apply(|o, v| {
+            o.steadystate.ramp = v.as_time();
+            Ok(())
+        }),
     // fio registers the options of its built-in profiles (tiobench, act) with the job options,
     // so job files may carry them; outside `--profile` they have no effect, in fio as here.
     opt("block", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Ignored, "tiobench profile: block size; no effect in a job (fio ignores it too).")

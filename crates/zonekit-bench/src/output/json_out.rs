@@ -3,7 +3,10 @@
 
 use super::json::Json;
 use super::normal::agg_percent;
-use super::report::{DdirReport, DiskUtilReport, GroupReport, JobReport, LatReport, RunReport, UNIFIED_MIXED};
+use super::num::cfmt;
+use super::report::{
+    DdirReport, DiskUtilReport, GroupReport, JobReport, LatReport, RunReport, SteadyReport, UNIFIED_MIXED,
+};
 
 /// The whole JSON document as fio prints it, with its trailing newline.
 pub fn render(report: &RunReport, plus: bool) -> String {
@@ -183,7 +186,31 @@ pub fn job(ts: &JobReport, rs: Option<&GroupReport>, plus: bool) -> Json {
     if info.count_zone_resets {
         root.add_u("zone_resets", ts.nr_zone_resets);
     }
+    if let Some(ss) = &info.steadystate {
+        root.add("steadystate", steadystate(ss));
+    }
     root
+}
+
+/// fio's `steadystate` section. The limit and criterion are printed as C floats (`%f` of a
+/// `float`), as fio does.
+fn steadystate(ss: &SteadyReport) -> Json {
+    let pct = if ss.percent { "%" } else { "" };
+    let mut o = Json::object();
+    let what = format!("{}{}", if ss.iops { "iops" } else { "bw" }, if ss.slope_crit { "_slope" } else { "" });
+    o.add_s("ss", format!("{what}:{}{pct}", cfmt(f64::from(ss.limit as f32), 0, 6)));
+    o.add_u("duration", u64::from(ss.dur));
+    o.add_u("attained", u64::from(ss.attained));
+    o.add_s("criterion", format!("{}{pct}", cfmt(f64::from(ss.criterion as f32), 0, 6)));
+    o.add_f("max_deviation", ss.deviation);
+    o.add_f("slope", ss.slope);
+    let mut data = Json::object();
+    data.add_u("bw_mean", ss.bw_mean);
+    data.add_u("iops_mean", ss.iops_mean);
+    data.add("iops", Json::Array(ss.data.iter().map(|p| Json::Int(p.1 as i64)).collect()));
+    data.add("bw", Json::Array(ss.data.iter().map(|p| Json::Int(p.0 as i64)).collect()));
+    o.add("data", data);
+    o
 }
 
 fn disk(d: &DiskUtilReport) -> Json {

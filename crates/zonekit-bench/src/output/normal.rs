@@ -206,6 +206,24 @@ pub fn job_block(ts: &JobReport, rs: Option<&GroupReport>, out: &mut String) {
             info.latency_depth
         );
     }
+    if let Some(ss) = &info.steadystate {
+        // fio's show_ss_normal: the alternative unit keeps the number and swaps the prefix.
+        let kb = u64::from(info.kb_base.max(1));
+        let i2p = info.kb_base.is_power_of_two();
+        let sig = info.sig_figs as usize;
+        let _ = writeln!(
+            out,
+            "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={}{}",
+            if ss.attained { "yes" } else { "no" },
+            num2str(ss.bw_mean / kb, sig, kb, i2p, unit(info.unit_bits)),
+            num2str(ss.bw_mean / kb, sig, kb, !i2p, unit(info.unit_bits)),
+            num2str(ss.iops_mean, sig, 1, false, N2sUnit::None),
+            if ss.iops { "iops" } else { "bw" },
+            if ss.slope_crit { " slope" } else { " mean dev" },
+            cfmt(ss.criterion, 0, 3),
+            if ss.percent { "%" } else { "" }
+        );
+    }
 }
 
 /// The C library's message for an errno (`strerror`), e.g. `Remote I/O error`.

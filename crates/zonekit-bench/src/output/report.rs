@@ -207,6 +207,37 @@ pub struct JobInfo {
     pub count_zone_resets: bool,
     /// `unified_rw_reporting`: 0 (`none`), 1 (`mixed`) or 2 (`both`), fio's `UNIFIED_*`.
     pub unified_rw: u8,
+    /// Steady-state detection's outcome (`ss_dur`): fio's `steadystate` section and line.
+    pub steadystate: Option<SteadyReport>,
+}
+
+/// What steady-state detection found (fio's `ss_*` members of a thread_stat).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SteadyReport {
+    /// Judged IOPS (else bandwidth).
+    pub iops: bool,
+    /// The slope criterion (else the deviation).
+    pub slope_crit: bool,
+    /// The limit is a percentage.
+    pub percent: bool,
+    /// Steady.
+    pub attained: bool,
+    /// The limit.
+    pub limit: f64,
+    /// The window, in seconds.
+    pub dur: u32,
+    /// The last criterion computed.
+    pub criterion: f64,
+    /// The largest deviation from the mean.
+    pub deviation: f64,
+    /// The least-squares slope.
+    pub slope: f64,
+    /// The window's mean bandwidth, bytes/s.
+    pub bw_mean: u64,
+    /// The window's mean IOPS.
+    pub iops_mean: u64,
+    /// The window, oldest first: (bandwidth, IOPS).
+    pub data: Vec<(u64, u64)>,
 }
 
 /// fio's `UNIFIED_MIXED`: directions reported as one, named `mixed`.
@@ -238,6 +269,7 @@ impl Default for JobInfo {
             sig_figs: 4,
             count_zone_resets: false,
             unified_rw: 0,
+            steadystate: None,
         }
     }
 }

@@ -41,18 +41,47 @@ pub enum BufferFill {
     Refill,
 }
 
-/// What stops a job early.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorPolicy {
-    /// The first error ends the job.
-    Stop,
-    /// Keep going after errors of these directions (`continue_on_error=read|write|io|all`).
-    Continue {
-        /// Read errors are counted, not fatal.
-        read: bool,
-        /// Write errors are counted, not fatal.
-        write: bool,
-    },
+/// Which I/O errors do not end the job (fio's `continue_on_error`, `ignore_error`,
+/// `error_dump`); the default ends it at the first.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ErrorPolicy {
+    /// `continue_on_error` covers read errors, write errors (every direction but reads) and
+    /// verify errors (EILSEQ).
+    pub cover: [bool; 3],
+    /// `ignore_error`'s errnos per kind; empty: fio's default, EIO and EILSEQ.
+    pub lists: [Vec<i32>; 3],
+    /// `error_dump`: print the line of every error, those carried past too.
+    pub dump: bool,
+}
+
+impl ErrorPolicy {
+    /// fio's `td_error_type`: verify (EILSEQ), read, or write (every other direction).
+    fn kind(dir: Dir, errno: i32) -> usize {
+        if errno == libc::EILSEQ {
+            2
+        } else if dir == Dir::Read {
+            0
+        } else {
+            1
+        }
+    }
+
+    /// Whether `continue_on_error` covers an error `errno` of an I/O in `dir`: fio then counts
+    /// it (`total_err`, `first_error`), carried past or not.
+    pub fn covers(&self, dir: Dir, errno: i32) -> bool {
+        self.cover[Self::kind(dir, errno)]
+    }
+
+    /// Whether an error `errno` of an I/O in `dir` is carried past (fio's `td_error_type` and
+    /// `td_non_fatal_error`).
+    pub fn non_fatal(&self, dir: Dir, errno: i32) -> bool {
+        if !self.covers(dir, errno) {
+            return false;
+        }
+        let kind = Self::kind(dir, errno);
+        let list = &self.lists[kind];
+        if list.is_empty() { errno == libc::EIO || errno == libc::EILSEQ } else { list.contains(&errno) }
+    }
 }
 
 /// Live progress of a job, read by the ETA line and the signal handler's report.
@@ -462,7 +491,13 @@ impl<C: Clock> Core<'_, C> {
                     return;
                 }
                 if res < 0 {
-                    self.stats.io_error(d, (-res) as i32);
+                    // fio counts (`total_err`, `first_error`) the errors of the kinds
+                    // `continue_on_error` covers, whether it carries past them or not.
+                    if self.cfg.errors.covers(io.dir, (-res) as i32) {
+                        self.stats.io_error(d, (-res) as i32);
+                    } else {
+                        self.stats.uncounted_error((-res) as i32);
+                    }
                     self.fail(io, res);
                     return;
                 }
@@ -501,15 +536,8 @@ impl<C: Clock> Core<'_, C> {
 
     fn fail(&mut self, io: NextIo, res: i64) {
         let errno = (-res) as i32;
-        let fatal = match self.cfg.errors {
-            ErrorPolicy::Stop => true,
-            ErrorPolicy::Continue { read, write } => match io.dir {
-                Dir::Read => !read,
-                Dir::Write => !write,
-                _ => !(read && write),
-            },
-        };
-        if fatal && self.error.is_none() {
+        let fatal = !self.cfg.errors.non_fatal(io.dir, errno);
+        if (fatal && self.error.is_none()) || (!fatal && self.cfg.errors.dump) {
             let what = match io.dir {
                 Dir::Read => "read",
                 Dir::Write => "write",
@@ -519,10 +547,13 @@ impl<C: Clock> Core<'_, C> {
             };
             let file = self.cfg.file_names.get(io.file).cloned().unwrap_or_default();
             let text = zonekit_core::Errno(errno).description().unwrap_or("I/O error").to_string();
-            self.error = Some((
-                errno,
-                format!("io_u error on file {file}: {text}: {what} offset={}, buflen={}", io.offset, io.len),
-            ));
+            let line = format!("io_u error on file {file}: {text}: {what} offset={}, buflen={}", io.offset, io.len);
+            if fatal {
+                self.error = Some((errno, line));
+            } else {
+                // `error_dump`: fio logs the line of an error it carries past as it happens.
+                self.log.push(format!("zonekit: {line}"));
+            }
         }
     }
 }
@@ -1400,7 +1431,7 @@ mod tests {
             ramp: Duration::ZERO,
             fill: BufferFill::Scramble,
             content: BufferContent::default(),
-            errors: ErrorPolicy::Stop,
+            errors: ErrorPolicy::default(),
             fill_device: false,
             seed: 1,
             file_names: vec!["f".into()],

@@ -548,7 +548,10 @@ fn verify_plan(
         check_seed: reads && writes && v.backlog == 0,
         backlog: if writes { v.backlog } else { 0 },
         backlog_batch: v.backlog_batch,
-        continue_on_error: opts.continue_on_error.verify,
+        // fio's verify errors are EILSEQ: carried past when `ignore_error`'s verify list (EIO
+        // and EILSEQ by default) has it.
+        continue_on_error: opts.continue_on_error.verify
+            && (opts.ignore_error[2].is_empty() || opts.ignore_error[2].contains(&libc::EILSEQ)),
         async_engine: !sync,
         state,
         seed,
@@ -592,9 +595,9 @@ fn log_prefix(opts: &JobOptions, kind: LogKind) -> String {
     }
 }
 
-/// The log files clone `jobnum` (0-based) of a job writes at its end, with the option that asks
-/// for each: `(option, path)`.
-pub fn log_paths(opts: &JobOptions, jobnum: u32) -> Vec<(&'static str, PathBuf)> {
+/// The log files a clone writes at its end, with the option that asks for each:
+/// `(option, path)`. fio numbers them by the clone's `thread_number` (1-based, over the run).
+pub fn log_paths(opts: &JobOptions, thread_number: u32) -> Vec<(&'static str, PathBuf)> {
     let stats = ThreadStats::new(&sizing::stats_config(opts));
     let store = opts.log_store_compressed;
     let hist = stats.hist_log().map(|_| LogKind::ClatHist);
@@ -609,7 +612,7 @@ pub fn log_paths(opts: &JobOptions, jobnum: u32) -> Vec<(&'static str, PathBuf)>
                 LogKind::ClatHist => "write_hist_log",
                 _ => "write_lat_log",
             };
-            let name = log_file_name(&log_prefix(opts, kind), kind, jobnum + 1, opts.per_job_logs, store);
+            let name = log_file_name(&log_prefix(opts, kind), kind, thread_number, opts.per_job_logs, store);
             (option, PathBuf::from(name))
         })
         .collect()
@@ -978,7 +981,9 @@ pub async fn run_prepared<C: Clock>(
     // Logs, named after the option's value or the job.
     if stats.logs().next().is_some() || stats.hist_log().is_some() {
         let prefix = |kind: LogKind| log_prefix(&opts, kind);
-        if let Err((path, e)) = stats.write_logs(std::path::Path::new("."), prefix, run.jobnum + 1, opts.per_job_logs) {
+        if let Err((path, e)) =
+            stats.write_logs(std::path::Path::new("."), prefix, run.thread_number, opts.per_job_logs)
+        {
             error.get_or_insert((errno_of(&e), format!("{}: writing the log: {}", path.display(), os(&e))));
         }
     }

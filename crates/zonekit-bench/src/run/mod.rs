@@ -1,5 +1,5 @@
-//! A whole run (fio's `run_threads`): the header lines, the groups in order (every clone of a
-//! group on its own thread; `stonewall` groups one after the other), SIGINT/SIGTERM, the live
+//! A whole run (fio's `run_threads`): the header lines, the stonewall waves in order (every clone
+//! of a wave on its own thread; a `stonewall` job starts a new wave), SIGINT/SIGTERM, the live
 //! status line, and the report in each requested format.
 //!
 //! - [`sizing`]: from a job's options to its files, sizes, workload and loop configuration;
@@ -17,16 +17,19 @@ pub mod job_thread;
 pub mod pacing;
 pub mod sim;
 pub mod sizing;
+pub mod steady;
 
 use crate::options::job::JobOptions;
 use crate::output::disk::DiskUtilTracker;
 use crate::output::eta::{EtaLine, EtaStatus, JobState};
 use crate::output::normal::{JobHeader, numjobs_continuation, starting_line, version_line};
 use crate::output::report::DiskUtilReport;
+use crate::output::report::SteadyReport;
 use crate::output::{JobInfo, JobReport, OutputFormats, RunReport, version_string};
 use crate::run::io_loop::Progress;
 use crate::run::job_thread::{JobOutcome, JobRun, NoteSink, Prepared, SetupCtx, prepare_job, run_prepared};
 use crate::run::sim::{ClockPlan, run_groups_sim};
+use crate::run::steady::SteadyData;
 use crate::stats::JobStats;
 use std::io::Write;
 use std::path::PathBuf;
@@ -157,6 +160,38 @@ pub(crate) struct Clone_ {
     run: JobRun,
     progress: Arc<Progress>,
     job_options: Vec<(String, String)>,
+    /// This clone must end (fio's `td->terminate`): a signal, or another job's end under
+    /// `exitall`/`exitall_on_error`. Set before it starts, it never does I/O.
+    stop: Arc<AtomicBool>,
+    /// Which stonewall wave it runs in: waves run one after the other (a `stonewall` job waits
+    /// for every job before it), the groups within a wave together (`new_group` only starts a
+    /// new reporting group).
+    wave: u32,
+}
+
+/// What ends when a clone ends (fio's `fio_terminate_threads` at the end of `thread_main`):
+/// with `exitall` set anywhere in the run (fio keeps it in one global) every job's end, with
+/// `exitall_on_error` a failed job's end, terminates the jobs its `exit_what` names: `group`,
+/// those of its reporting group; `stonewall`, those running now; `all`, every job, including
+/// those not started yet (they never start).
+fn end_others(clones: &[Clone_], me: usize, failed: bool) {
+    let c = &clones[me];
+    let o = &c.run.opts;
+    let exitall = clones.iter().any(|c| c.run.opts.exitall);
+    if !(exitall || (o.exitall_on_error && failed)) {
+        return;
+    }
+    for other in clones {
+        let hit = match o.exit_what.as_str() {
+            "all" => true,
+            // fio's `runstate >= TD_RUNNING`: past its ramp (and those done).
+            "stonewall" => other.progress.state.load(Ordering::Relaxed) >= 2,
+            _ => other.run.groupid == c.run.groupid,
+        };
+        if hit {
+            other.stop.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 fn running_state(o: &JobOptions, p: &Progress) -> JobState {
@@ -192,6 +227,12 @@ pub(crate) struct Monitor {
     /// Snapshots were asked for and are collected at the next tick (simulated time: the jobs
     /// run on the monitor's thread, so it cannot wait for them).
     status_pending: bool,
+    /// Every clone's steady-state data (fio's helper thread checks it once a second).
+    steady: Arc<Mutex<Vec<SteadyData>>>,
+    /// Some clone has `ss_dur`.
+    steady_on: bool,
+    /// When the next steady-state check is due, ms into the run.
+    next_steady_ms: u64,
 }
 
 /// The clones that are running (past their ramp).
@@ -237,7 +278,8 @@ fn status_report(m: &Monitor, elapsed_sec: u64, wait: bool) {
     if entries.is_empty() {
         return;
     }
-    let mut report = RunReport::new(build_reports(&m.clones, &entries, elapsed_sec as i64), Vec::new());
+    let steady = m.steady.lock().map(|s| s.clone()).unwrap_or_default();
+    let mut report = RunReport::new(build_reports(&m.clones, &entries, &steady, elapsed_sec as i64), Vec::new());
     report.terse_version = m.terse_version;
     report.stamp_now();
     let text = crate::output::render(&report, m.formats);
@@ -254,8 +296,13 @@ impl Monitor {
         out: Arc<Mutex<Box<dyn Write + Send>>>,
         eta: bool,
         settings: &RunSettings,
+        steady: Arc<Mutex<Vec<SteadyData>>>,
     ) -> Monitor {
+        let steady_on = steady.lock().map(|s| s.iter().any(|d| d.dur > 0)).unwrap_or(false);
         Monitor {
+            steady,
+            steady_on,
+            next_steady_ms: steady::SAMPLE_MS,
             clones,
             terminate,
             out,
@@ -273,6 +320,37 @@ impl Monitor {
         }
     }
 
+    /// Steady-state detection: note when each clone's statistics begin; once a second, sample
+    /// and end the clones found steady (fio's `steadystate_check` on its helper thread).
+    fn steady_tick(&mut self, now_ms: u64) {
+        let Ok(mut data) = self.steady.lock() else { return };
+        for (c, d) in self.clones.iter().zip(data.iter_mut()) {
+            if d.dur > 0 && c.progress.state.load(Ordering::Relaxed) == 2 {
+                steady::started(d, now_ms);
+            }
+        }
+        if now_ms < self.next_steady_ms {
+            return;
+        }
+        while self.next_steady_ms <= now_ms {
+            self.next_steady_ms += steady::SAMPLE_MS;
+        }
+        let samples: Vec<steady::Sample> = self
+            .clones
+            .iter()
+            .map(|c| steady::Sample {
+                groupid: c.run.groupid,
+                group_reporting: c.run.opts.group_reporting,
+                running: c.progress.state.load(Ordering::Relaxed) == 2,
+                ios: c.progress.ios.iter().map(|v| v.load(Ordering::Relaxed)).sum(),
+                bytes: c.progress.bytes.iter().map(|v| v.load(Ordering::Relaxed)).sum(),
+            })
+            .collect();
+        for i in steady::check(&mut data, &samples, now_ms) {
+            self.clones[i].stop.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// Another look at the jobs at `now_ms` since the run began. `wait`: the jobs run on other
     /// threads, and a status report may wait for their snapshots.
     fn tick(&mut self, now_ms: u64, wait: bool) {
@@ -281,10 +359,16 @@ impl Monitor {
         {
             self.announced = true;
             self.terminate.store(true, Ordering::Relaxed);
+            for c in self.clones.iter() {
+                c.stop.store(true, Ordering::Relaxed);
+            }
             if let Ok(mut w) = self.out.lock() {
                 let _ = writeln!(w, "\nzonekit: terminating on signal {sig}");
                 let _ = w.flush();
             }
+        }
+        if self.steady_on {
+            self.steady_tick(now_ms);
         }
         if self.status_pending {
             self.status_pending = false;
@@ -375,25 +459,28 @@ fn waitees(clones: &[Clone_], c: &Clone_) -> Vec<Arc<Progress>> {
 }
 
 /// A clone's life on `clock`, on its thread or as a task of the event loop: wait (1 ms at a time)
-/// until every one of `waitees` has finished or the run is terminated, run, then say it has
-/// finished.
+/// until every one of `waitees` has finished or the clone is terminated, run, end the others
+/// `exitall` ends, then say it has finished.
 async fn clone_life<C: Clock>(
     clock: C,
-    waitees: Vec<Arc<Progress>>,
+    clones: Arc<Vec<Clone_>>,
+    me: usize,
     p: Prepared,
-    terminate: Arc<AtomicBool>,
-    progress: Arc<Progress>,
     note: NoteSink,
 ) -> JobOutcome {
-    while !waitees.iter().all(|w| w.finished.load(Ordering::Relaxed)) && !terminate.load(Ordering::Relaxed) {
+    let c = &clones[me];
+    let waitees = waitees(&clones, c);
+    let (stop, progress) = (c.stop.clone(), c.progress.clone());
+    while !waitees.iter().all(|w| w.finished.load(Ordering::Relaxed)) && !stop.load(Ordering::Relaxed) {
         clock.sleep_until(clock.now_ns() + 1_000_000).await;
     }
-    let o = run_prepared(p, clock, terminate, progress.clone(), note).await;
+    let o = run_prepared(p, clock, stop, progress.clone(), note).await;
+    end_others(&clones, me, o.error.is_some());
     progress.finished.store(true, Ordering::Relaxed);
     o
 }
 
-/// Run the groups in order, every clone of a group on its own thread in real time. Returns the
+/// Run the stonewall waves in order, every clone of a wave on its own thread in real time. Returns the
 /// outcomes (by clone index), how many threads failed, and the nanoseconds the run took.
 fn run_groups_threads(
     clones: &Arc<Vec<Clone_>>,
@@ -411,21 +498,20 @@ fn run_groups_threads(
     let begun = Instant::now();
     let mut outcomes = Vec::new();
     let mut thread_failures = 0u32;
-    let last_group = clones.iter().map(|c| c.run.groupid).max().unwrap_or(0);
-    for g in 0..=last_group {
+    let last_wave = clones.iter().map(|c| c.wave).max().unwrap_or(0);
+    for w in 0..=last_wave {
         if terminate.load(Ordering::Relaxed) {
             break;
         }
         let mut handles = Vec::new();
-        for (i, c) in clones.iter().enumerate().filter(|(_, c)| c.run.groupid == g) {
+        for (i, c) in clones.iter().enumerate().filter(|(_, c)| c.wave == w) {
             let Some(p) = prepared[i].take() else { continue };
-            let (t, pr, n) = (terminate.clone(), c.progress.clone(), note.clone());
-            let wait = waitees(clones, c);
+            let (all, n) = (clones.clone(), note.clone());
             let name = format!("{}-{}", c.run.opts.name, c.run.jobnum);
             let body = move || {
                 // One time base for every job: devices with a timing model are shared.
                 let clock = RealClock::with_origin(begun);
-                crate::run::executor::block_on(clone_life(clock, wait, p, t, pr, n))
+                crate::run::executor::block_on(clone_life(clock, all, i, p, n))
             };
             match std::thread::Builder::new().name(name).spawn(body) {
                 Ok(h) => handles.push((i, h)),
@@ -478,7 +564,7 @@ struct Entry {
 }
 
 /// The job reports of `entries` (in clone order), merged per group under `group_reporting`.
-fn build_reports(clones: &[Clone_], entries: &[Entry], elapsed_sec: i64) -> Vec<JobReport> {
+fn build_reports(clones: &[Clone_], entries: &[Entry], steady: &[SteadyData], elapsed_sec: i64) -> Vec<JobReport> {
     let mut reports: Vec<JobReport> = Vec::new();
     let mut merged: Option<(u32, String, JobStats, JobInfo)> = None;
     let flush = |m: &mut Option<(u32, String, JobStats, JobInfo)>, reports: &mut Vec<JobReport>| {
@@ -528,6 +614,7 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], elapsed_sec: i64) -> Vec<
                 "both" => crate::output::report::UNIFIED_BOTH,
                 _ => 0,
             },
+            steadystate: steady.get(e.clone).filter(|d| d.dur > 0).map(steady_report),
             ..JobInfo::default()
         };
         if opts.group_reporting {
@@ -536,6 +623,10 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], elapsed_sec: i64) -> Vec<
                     st.merge(&e.stats);
                     mi.members += 1;
                     mi.count_zone_resets |= info.count_zone_resets;
+                    // fio keeps the last clone's (the one holding the group's window).
+                    if info.steadystate.is_some() {
+                        mi.steadystate = info.steadystate.clone();
+                    }
                     if mi.error == 0 && errno != 0 {
                         mi.error = errno;
                         mi.verror = info.verror.clone();
@@ -553,6 +644,24 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], elapsed_sec: i64) -> Vec<
     }
     flush(&mut merged, &mut reports);
     reports
+}
+
+/// A clone's steady-state data as the report shows it.
+fn steady_report(d: &SteadyData) -> SteadyReport {
+    SteadyReport {
+        iops: d.state & steady::SS_IOPS != 0,
+        slope_crit: d.state & steady::SS_SLOPE != 0,
+        percent: d.state & steady::SS_PCT != 0,
+        attained: d.state & steady::SS_ATTAINED != 0,
+        limit: d.limit,
+        dur: d.dur,
+        criterion: d.criterion,
+        deviation: d.deviation,
+        slope: d.slope,
+        bw_mean: d.bw_mean(),
+        iops_mean: d.iops_mean(),
+        data: d.ordered(),
+    }
 }
 
 /// Read the log of every job with `read_iolog` before anything runs: the job then works on the
@@ -635,9 +744,11 @@ fn check_targets(jobs: &[BenchJob], devices: &mut crate::target::Devices) -> Res
 /// as one line naming it.
 fn check_outputs(jobs: &[BenchJob], settings: &RunSettings) -> Result<(), String> {
     let why = |e: std::io::Error| zonekit_core::Errno(e.raw_os_error().unwrap_or(libc::EIO)).to_string();
+    let mut thread_number = 0;
     for j in jobs {
-        for jobnum in 0..j.opts.numjobs.max(1) {
-            for (option, path) in crate::run::job_thread::log_paths(&j.opts, jobnum) {
+        for _ in 0..j.opts.numjobs.max(1) {
+            thread_number += 1;
+            for (option, path) in crate::run::job_thread::log_paths(&j.opts, thread_number) {
                 crate::run::job_thread::check_writable(&path).map_err(|e| {
                     format!("job {}: {option}: {}: cannot write the log: {}", j.name, path.display(), why(e))
                 })?;
@@ -774,7 +885,12 @@ pub fn execute(
     // Every clone, in the order fio numbers them.
     let mut clones = Vec::new();
     let mut thread_number = 0;
+    let mut wave = 0;
     for j in jobs {
+        // fio's run_threads: a stonewall job waits for every job started before it.
+        if j.opts.stonewall && thread_number > 0 {
+            wave += 1;
+        }
         for jobnum in 0..j.opts.numjobs.max(1) {
             thread_number += 1;
             clones.push(Clone_ {
@@ -782,6 +898,8 @@ pub fn execute(
                 run: JobRun { opts: j.opts.clone(), jobnum, thread_number, groupid: j.groupid, seeds: Arc::default() },
                 progress: Arc::new(Progress::default()),
                 job_options: j.job_options.clone(),
+                stop: Arc::new(AtomicBool::new(false)),
+                wave,
             });
         }
     }
@@ -852,7 +970,11 @@ pub fn execute(
         EtaMode::Never => false,
         EtaMode::Auto => settings.stdout_is_tty && settings.formats.normal,
     };
-    let monitor = Monitor::new(clones.clone(), terminate.clone(), out.clone(), eta, settings);
+    let mut steady_data: Vec<SteadyData> = clones.iter().map(|c| SteadyData::new(&c.run.opts.steadystate)).collect();
+    let ids: Vec<(&JobOptions, u32)> = clones.iter().map(|c| (&*c.run.opts, c.run.groupid)).collect();
+    steady::setup(&ids, &mut steady_data);
+    let steady_data = Arc::new(Mutex::new(steady_data));
+    let monitor = Monitor::new(clones.clone(), terminate.clone(), out.clone(), eta, settings, steady_data.clone());
     let (mut run_outcomes, thread_failures, elapsed_ns) = if clock_plan.sim {
         run_groups_sim(&clones, &mut prepared, monitor, &terminate, &note, err)
     } else {
@@ -890,7 +1012,8 @@ pub fn execute(
             started: o.started,
         })
         .collect();
-    let reports = build_reports(&clones, &entries, elapsed_sec);
+    let steady_data = steady_data.lock().map(|s| s.clone()).unwrap_or_default();
+    let reports = build_reports(&clones, &entries, &steady_data, elapsed_sec);
     // Disk stats are of the devices under files the jobs used (none when every job failed to set
     // up, as in fio).
     let used_files = outcomes

@@ -8,8 +8,8 @@
 //! thread: the same job code as the threads ([`super::job_thread::run_prepared`]), interleaved in simulated-time
 //! order. A job's waits (for its device's completions, a zone another job holds, `startdelay`,
 //! `wait_for`) let the others run, and when every job waits the clock jumps to the earliest
-//! moment one of them waits for. Groups follow each other on the same clock, as `stonewall`
-//! groups do in real time. CPU usage is measured for the whole group and shared evenly between
+//! moment one of them waits for. Stonewall waves follow each other on the same clock, as they
+//! do in real time. CPU usage is measured for the whole group and shared evenly between
 //! its clones (they run on one thread).
 
 use std::collections::HashMap;
@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use zonekit_blk::{Clock, DeviceQueue, QueueConfig, Scheduler, SimClock, sim::Task};
 
 use super::job_thread::{JobOutcome, NoteSink, Prepared};
-use super::{BenchJob, ClockChoice, Clone_, Monitor, QueueOverrides, clone_life, waitees};
+use super::{BenchJob, ClockChoice, Clone_, Monitor, QueueOverrides, clone_life};
 use crate::output::report::ClockReport;
 use crate::stats::CpuTimes;
 use crate::sys::thread_rusage;
@@ -139,7 +139,8 @@ fn share(cpu: CpuTimes, n: u64) -> CpuTimes {
     }
 }
 
-/// Run the groups in order, each group's clones as tasks of one event loop in simulated time.
+/// Run the stonewall waves in order, each wave's clones as tasks of one event loop in simulated
+/// time.
 /// Returns the outcomes (by clone index), how many clones never finished, and the simulated
 /// nanoseconds the run took.
 pub(super) fn run_groups_sim(
@@ -154,19 +155,17 @@ pub(super) fn run_groups_sim(
     let scheduler = Scheduler::new(clock.clone());
     let mut outcomes = Vec::new();
     let mut stuck = 0u32;
-    let last_group = clones.iter().map(|c| c.run.groupid).max().unwrap_or(0);
-    for g in 0..=last_group {
+    let last_wave = clones.iter().map(|c| c.wave).max().unwrap_or(0);
+    for w in 0..=last_wave {
         if terminate.load(Ordering::Relaxed) {
             break;
         }
         let mut index = Vec::new();
         let mut tasks: Vec<Task<'_, JobOutcome>> = Vec::new();
-        for (i, c) in clones.iter().enumerate().filter(|(_, c)| c.run.groupid == g) {
+        for (i, _) in clones.iter().enumerate().filter(|(_, c)| c.wave == w) {
             let Some(p) = prepared[i].take() else { continue };
-            let (t, pr, n) = (terminate.clone(), c.progress.clone(), note.clone());
-            let wait = waitees(clones, c);
             index.push(i);
-            tasks.push(Box::pin(clone_life(clock.clone(), wait, p, t, pr, n)));
+            tasks.push(Box::pin(clone_life(clock.clone(), clones.clone(), i, p, note.clone())));
         }
         let ru0 = thread_rusage().unwrap_or_default();
         let n = tasks.len() as u64;

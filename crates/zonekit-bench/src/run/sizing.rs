@@ -250,6 +250,8 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         random: opts.rw.is_random(),
         rw_modifier: opts.rw_modifier,
         sequencer_identical: opts.rw_sequencer == RwSequencer::Identical,
+        perc_rand: opts.percentage_random,
+        bs_is_seq_rand: opts.bs_is_seq_rand,
         rwmix_read: opts.rwmixread,
         bs: [bs(0), bs(1), bs(2)],
         files: files.iter().map(|f| f.range).collect(),
@@ -341,7 +343,7 @@ pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopC
     let content = crate::run::buffers::BufferContent::of(opts, total);
     let c = opts.continue_on_error;
     let errors =
-        if c.read || c.write { ErrorPolicy::Continue { read: c.read, write: c.write } } else { ErrorPolicy::Stop };
+        ErrorPolicy { cover: [c.read, c.write, c.verify], lists: opts.ignore_error.clone(), dump: opts.error_dump };
     let deadline = match (opts.runtime, opts.time_based) {
         (Some(r), _) if !r.is_zero() => Some(r + opts.ramp_time),
         _ => None,

@@ -697,6 +697,14 @@ impl ThreadStats {
         }
     }
 
+    /// An I/O failed with `errno` of a kind `continue_on_error` does not cover: the job's error
+    /// (`err=`), not counted in `total_err` (fio counts only the kinds it covers).
+    pub fn uncounted_error(&mut self, errno: i32) {
+        if self.js.error == 0 {
+            self.js.error = errno;
+        }
+    }
+
     /// The job reset a zone (`; N zone resets`).
     pub fn zone_reset(&mut self) {
         self.js.nr_zone_resets += 1;
