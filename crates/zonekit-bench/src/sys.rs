@@ -72,6 +72,71 @@ pub fn advise_huge_pages<T>(buf: &mut [T]) {
     }
 }
 
+/// `lockmem`'s memory (fio's `fio_pin_memory`): an anonymous mapping locked in RAM with mlock(2)
+/// for as long as the value lives, so that the page cache has that much less room.
+pub struct LockedMem {
+    addr: *mut libc::c_void,
+    len: usize,
+}
+
+// SAFETY: the mapping is only unlocked and unmapped (in `drop`), never read or written.
+unsafe impl Send for LockedMem {}
+
+impl LockedMem {
+    /// Map `len` bytes and lock them; the error says which call failed.
+    pub fn lock(len: usize) -> Result<LockedMem, (&'static str, io::Error)> {
+        // SAFETY: a fresh private anonymous mapping; no existing memory is touched.
+        let addr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if addr == libc::MAP_FAILED {
+            return Err(("mmap", io::Error::last_os_error()));
+        }
+        // SAFETY: [addr, addr + len) is the mapping just made.
+        if unsafe { libc::mlock(addr, len) } < 0 {
+            let e = io::Error::last_os_error();
+            // SAFETY: unmaps the mapping made above, which nothing else refers to.
+            unsafe { libc::munmap(addr, len) };
+            return Err(("mlock", e));
+        }
+        Ok(LockedMem { addr, len })
+    }
+
+    /// The bytes locked.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Never true: a lock of 0 bytes is not made.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Drop for LockedMem {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made by `lock`, owned by this value alone.
+        unsafe {
+            libc::munlock(self.addr, self.len);
+            libc::munmap(self.addr, self.len);
+        }
+    }
+}
+
+/// The machine's RAM in bytes (0 when unknown).
+pub fn phys_mem() -> u64 {
+    // SAFETY: sysconf has no memory effects.
+    let (pages, size) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+    if pages <= 0 || size <= 0 { 0 } else { pages as u64 * size as u64 }
+}
+
 /// Hint the CPU to bring the cache line holding `p` in (`prefetcht0`); no effect on other
 /// architectures. Any address is allowed: a prefetch never faults.
 #[inline]

@@ -371,6 +371,12 @@ pub struct JobOptions {
     pub unlink: bool,
     /// `unlink_each_loop`: delete the files after each loop.
     pub unlink_each_loop: bool,
+    /// `exec_prerun`: a shell command run before the job's I/O (its output to `<name>.prerun.txt`).
+    pub exec_prerun: Option<String>,
+    /// `exec_postrun`: a shell command run after the job (its output to `<name>.postrun.txt`).
+    pub exec_postrun: Option<String>,
+    /// `lockmem`: bytes to mlock for the job's run (0: none).
+    pub lockmem: u64,
     /// `invalidate`: drop the page cache of the files before the job.
     pub invalidate: bool,
 
@@ -792,6 +798,9 @@ impl Default for JobOptions {
             fallocate: "native".to_string(),
             unlink: false,
             unlink_each_loop: false,
+            exec_prerun: None,
+            exec_postrun: None,
+            lockmem: 0,
             invalidate: true,
             rw: RwMode::Read,
             rw_modifier: 0,

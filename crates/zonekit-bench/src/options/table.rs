@@ -1143,8 +1143,16 @@ pub static OPTIONS: &[OptionDef] = &[
     opt("merge_blktrace_file", Kind::Text, Category::Trace, Support::Refused, "Merge blktrace inputs into this file."),
     opt("merge_blktrace_scalars", Kind::FloatList { max_len: 20, min: f64::MIN, max: f64::MAX }, Category::Trace, Support::Ignored, "Per-trace scaling when merging; has effect only with `merge_blktrace_file`."),
     opt("merge_blktrace_iters", Kind::FloatList { max_len: 20, min: f64::MIN, max: f64::MAX }, Category::Trace, Support::Ignored, "Per-trace repetitions when merging; has effect only with `merge_blktrace_file`."),
-    opt("exec_prerun", Kind::Text, Category::Misc, Support::Refused, "Run this shell command before the job."),
-    opt("exec_postrun", Kind::Text, Category::Misc, Support::Refused, "Run this shell command after the job."),
+    opt("exec_prerun", Kind::Text, Category::Misc, Support::Implemented, "Run this shell command (`sh -c`) before the job's I/O, its output to `<job>.prerun.txt`; when it fails the job does no I/O.")
+        .apply(|o, v| {
+            o.exec_prerun = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("exec_postrun", Kind::Text, Category::Misc, Support::Implemented, "Run this shell command (`sh -c`) after the job, its output to `<job>.postrun.txt`; its exit status is ignored.")
+        .apply(|o, v| {
+            o.exec_postrun = Some(v.as_text().to_string());
+            Ok(())
+        }),
     opt("ioscheduler", Kind::Text, Category::Process, Support::Ignored, "Switch the device's I/O scheduler before the job; zonekit leaves system settings alone."),
     opt("zonemode", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "no zones" }, Choice { name: "strided", canon: "strided", help: "zonesize bytes of each zonerange, then skip zoneskip" }, Choice { name: "zbd", canon: "zbd", help: "zoned block device rules: writes at write pointers" }], postfix: false }, Category::Zones, Support::Implemented, "How the zone options apply: `none`, `strided` (`zonesize` bytes of each `zonerange`, then skip `zoneskip`) or `zbd` (writes at write pointers, as on a zoned block device).")
         .def("none")
@@ -1210,8 +1218,12 @@ pub static OPTIONS: &[OptionDef] = &[
             if let Value::Floats(f, _) = v { o.zone_reset_frequency = f.first().copied().unwrap_or(0.0); }
             Ok(())
         }),
-    opt("lockmem", Kind::Size { min: 0, percent: false, zones: false }, Category::Process, Support::Refused, "Lock this much memory to shrink what the page cache can use.")
-        .def("0"),
+    opt("lockmem", Kind::Size { min: 0, percent: false, zones: false }, Category::Process, Support::Implemented, "Lock this much memory (mlock) while the job runs, to shrink what the page cache can use; at most the machine's RAM less 128 MiB.")
+        .def("0")
+        .apply(|o, v| {
+            o.lockmem = v.as_bytes();
+            Ok(())
+        }),
     opt("rwmixread", Kind::Int { min: 0, max: 100 }, Category::IoType, Support::Implemented, "Percentage of reads in a mixed job (`rw`, `randrw`); sets `rwmixwrite` to the rest.")
         .def("50")
         .apply(|o, v| {

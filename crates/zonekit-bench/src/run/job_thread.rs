@@ -174,6 +174,23 @@ fn os(e: &std::io::Error) -> String {
     }
 }
 
+/// fio's `exec_string`: run `cmd` with `sh -c`, its output (stdout and stderr of the command's
+/// last part, as with fio's `system("cmd > file 2>&1")`) in `<job>.<mode>.txt` in the current
+/// directory. True when the command exits 0.
+fn exec_string(job: &str, cmd: &str, mode: &str, note: &NoteSink) -> bool {
+    let out = format!("{job}.{mode}.txt");
+    note(&format!("{job} : Saving output of {mode} in {out}"));
+    // The file name is quoted (fio's is not): a job name with blanks still names one file.
+    let quoted = format!("'{}'", out.replace('\'', "'\\''"));
+    match std::process::Command::new("/bin/sh").arg("-c").arg(format!("{cmd} > {quoted} 2>&1")).status() {
+        Ok(st) => st.success(),
+        Err(e) => {
+            note(&format!("zonekit: exec of cmd <{cmd}> failed: {}", zonekit_core::io_text(&e)));
+            false
+        }
+    }
+}
+
 /// fio's `pre_read_file`: read `len` bytes from `offset` in reads of `bs` (at most `len`), so
 /// that they are in the page cache when the job starts. A short read fails (fio: `EIO`).
 fn pre_read(f: &File, offset: u64, len: u64, bs: u64) -> std::io::Result<()> {
@@ -675,6 +692,35 @@ pub async fn run_prepared<C: Clock>(
         }
     }
 
+    // fio's fio_pin_memory: lockmem bytes locked until the job's I/O ends, at most the RAM
+    // less 128 MiB.
+    let mut locked = None;
+    if opts.lockmem > 0 {
+        let mut len = opts.lockmem;
+        let ram = crate::sys::phys_mem();
+        if ram > 0 && len.saturating_add(128 << 20) > ram {
+            len = ram.saturating_sub(128 << 20);
+            note(&format!("zonekit: limiting mlocked memory to {}MiB", len >> 20));
+        }
+        match crate::sys::LockedMem::lock(usize::try_from(len).unwrap_or(usize::MAX)) {
+            Ok(m) => locked = Some(m),
+            Err((call, e)) => {
+                return fail(&run, started, errno_of(&e), format!("lockmem={}: {call}: {}", opts.lockmem, os(&e)));
+            }
+        }
+    }
+
+    // fio's thread_main runs exec_prerun once the files are laid out; when it fails the job
+    // ends there: no I/O, no error, no exec_postrun.
+    if let Some(cmd) = &opts.exec_prerun
+        && !exec_string(&opts.name, cmd, "prerun", &note)
+    {
+        let mut o = fail(&run, started, 0, String::new());
+        o.error = None;
+        o.files = files.iter().map(|f| f.path.clone()).collect();
+        return o;
+    }
+
     // Open the files (or the devices) and the engine.
     let mut handles = Vec::new();
     let engine = if on_devices && opts.ioengine != "null" {
@@ -961,6 +1007,7 @@ pub async fn run_prepared<C: Clock>(
     let device_io: Vec<(String, DiskCounts)> =
         device_names(&files, &devices).zip(engine.disk_counts().iter().copied()).collect();
     drop(engine);
+    drop(locked);
     let elapsed_ns = clock.now_ns().saturating_sub(t0);
     let ru1 = thread_rusage().unwrap_or_default();
     let cpu = CpuTimes::between(&ru0, &ru1);
@@ -986,6 +1033,11 @@ pub async fn run_prepared<C: Clock>(
         {
             error.get_or_insert((errno_of(&e), format!("{}: writing the log: {}", path.display(), os(&e))));
         }
+    }
+    // fio runs exec_postrun once the logs are written, whatever the job's outcome and
+    // ignoring the command's.
+    if let Some(cmd) = &opts.exec_postrun {
+        exec_string(&opts.name, cmd, "postrun", &note);
     }
     if opts.unlink && !on_devices && !sizing::diskless(&opts) {
         for f in &files {
