@@ -586,9 +586,8 @@ fn finalize(
         o.direct = true;
         o.buffered = false;
     }
-    if o.is_set("randseed") {
-        o.randrepeat = false;
-    }
+    // fio's fixup: a `randseed` turns `randrepeat` off, but only after the generators were seeded
+    // with `randrepeat` as given (`rng::Seeds::fio` takes both).
     if o.loops == 0 {
         o.loops = 1;
     }
