@@ -1225,6 +1225,92 @@ mod tests {
         assert!((big / (big + small) - 0.5).abs() < 0.05, "{big} {small}");
     }
 
+    /// fio 3.33's `write_iolog` of `fio --name=t --ioengine=null --size=16T --norandommap
+    /// --number_ios=N` with the options of each case: blocks of 4 KiB (over 2^32 blocks).
+    const FIO_BLOCKS: [u64; 12] = [
+        259_043_585,
+        3_179_521_932,
+        3_621_444_214,
+        2_018_697_059,
+        1_726_199_243,
+        3_608_323_581,
+        1_634_212_905,
+        1_518_359_867,
+        3_921_331_707,
+        287_004_724,
+        3_673_173_177,
+        2_796_675_757,
+    ];
+
+    fn fio_like(read: bool, write: bool, seeds: Seeds) -> WorkloadSpec {
+        let mut s = spec(read, write, true, 16 << 40, 4096);
+        s.norandommap = true;
+        s.rand.seeds = seeds;
+        s
+    }
+
+    fn first(s: WorkloadSpec, n: usize) -> Vec<(char, u64, u64)> {
+        let mut w = Workload::new(s);
+        (0..n)
+            .map(|_| w.next().unwrap())
+            .map(|io| (if io.dir == Dir::Read { 'r' } else { 'w' }, io.offset / 4096, io.len))
+            .collect()
+    }
+
+    #[test]
+    fn randrw_directions_and_offsets_as_fio() {
+        for (seeds, dirs) in [
+            // --rw=randrw --rwmixread=70
+            (Seeds::default_job(), "rrrwrrwrrrwr"),
+            // … --randseed=1234: another mix, the same offsets (randrepeat still seeds them).
+            (Seeds::fio(1234, true, true, false, 1), "rwrrwrrrwrww"),
+        ] {
+            let mut s = fio_like(true, true, seeds);
+            s.rwmix_read = 70;
+            let want: Vec<(char, u64, u64)> =
+                dirs.chars().zip(FIO_BLOCKS).map(|(d, b)| (d, b, 4096)).collect();
+            assert_eq!(first(s, 12), want);
+        }
+    }
+
+    #[test]
+    fn bsrange_and_bssplit_lengths_as_fio() {
+        // --bsrange=4k-64k
+        let mut s = fio_like(true, false, Seeds::default_job());
+        s.bs[0] = BlockSizes { min: 4096, max: 65536, split: vec![], align: 4096 };
+        let lens: Vec<u64> = first(s.clone(), 6).iter().map(|x| x.2).collect();
+        assert_eq!(lens, [12288, 45056, 53248, 24576, 61440, 8192]);
+        // --bssplit=4k/50:16k/30:64k/20 (fio sorts the entries by percentage).
+        s.bs[0].split = vec![(65536, 20), (16384, 30), (4096, 50)];
+        let ios = first(s, 8);
+        assert_eq!(ios.iter().map(|x| x.1).collect::<Vec<_>>(), FIO_BLOCKS[..8]);
+        let lens: Vec<u64> = ios.iter().map(|x| x.2).collect();
+        assert_eq!(lens, [65536, 4096, 4096, 16384, 4096, 65536, 4096, 65536]);
+    }
+
+    #[test]
+    fn lfsr_gives_each_block_once_in_fios_order() {
+        // --random_generator=lfsr --size=64k --bs=4k
+        let mut s = spec(true, false, true, 64 << 10, 4096);
+        s.rand = RandSpec { generator: Generator::Lfsr, ..RandSpec::from_seed(0x89) };
+        let blocks: Vec<u64> = drain(&mut Workload::new(s)).iter().map(|io| io.offset / 4096).collect();
+        assert_eq!(blocks, [15, 11, 9, 14, 3, 8, 0, 4, 6, 7, 10, 1, 12, 2, 5, 13]);
+    }
+
+    #[test]
+    fn randrepeat_repeats_each_pass() {
+        let mut s = spec(false, true, true, 64 << 10, 4096);
+        s.norandommap = true;
+        s.loops = 2;
+        s.rand = RandSpec::from_seed(0x89);
+        let ios = drain(&mut Workload::new(s.clone()));
+        assert_eq!(ios.len(), 32);
+        assert_eq!(ios[..16], ios[16..], "the same offsets each pass");
+        s.rand.seeds = Seeds::fio(0x89, true, true, false, 1);
+        let ios = drain(&mut Workload::new(s));
+        assert_ne!(ios[..16], ios[16..], "a randseed turns randrepeat off: the stream goes on");
+    }
+
     #[test]
     fn fsync_every_n_writes() {
         let mut s = spec(false, true, false, 64 << 10, 4096);
