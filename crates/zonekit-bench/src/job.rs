@@ -586,8 +586,12 @@ fn finalize(
         o.direct = true;
         o.buffered = false;
     }
-    // fio's fixup: a `randseed` turns `randrepeat` off, but only after the generators were seeded
-    // with `randrepeat` as given (`rng::Seeds::fio` takes both).
+    // fio seeds the generators with `randrepeat` as given (`rng::Seeds::fio`), then a `randseed`
+    // turns it off.
+    o.randrepeat_seeding = o.randrepeat;
+    if o.is_set("randseed") {
+        o.randrepeat = false;
+    }
     if o.loops == 0 {
         o.loops = 1;
     }

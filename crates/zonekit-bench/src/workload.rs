@@ -1267,8 +1267,7 @@ mod tests {
         ] {
             let mut s = fio_like(true, true, seeds);
             s.rwmix_read = 70;
-            let want: Vec<(char, u64, u64)> =
-                dirs.chars().zip(FIO_BLOCKS).map(|(d, b)| (d, b, 4096)).collect();
+            let want: Vec<(char, u64, u64)> = dirs.chars().zip(FIO_BLOCKS).map(|(d, b)| (d, b, 4096)).collect();
             assert_eq!(first(s, 12), want);
         }
     }

@@ -227,7 +227,13 @@ pub fn rand_spec(opts: &JobOptions, thread_number: u32) -> RandSpec {
     RandSpec {
         generator: Generator::parse(&opts.random_generator).unwrap_or_default(),
         generator_set: opts.is_set("random_generator"),
-        seeds: Seeds::fio(opts.randseed, opts.is_set("randseed"), opts.randrepeat, opts.allrandrepeat, thread_number),
+        seeds: Seeds::fio(
+            opts.randseed,
+            opts.is_set("randseed"),
+            opts.randrepeat_seeding,
+            opts.allrandrepeat,
+            thread_number,
+        ),
         bs_write_as_read: opts.verify.kind != crate::verify::VerifyType::None,
         bs_trim_as_write: matches!(opts.rw, RwMode::TrimWrite | RwMode::RandTrimWrite),
     }
