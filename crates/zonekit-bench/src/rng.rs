@@ -75,14 +75,14 @@ impl FioRand {
             FioRand::Taus88([s1, s2, s3])
         };
         for _ in 0..6 {
-            r.next();
+            r.next_u64();
         }
         r
     }
 
     /// fio's `__rand`: the next value, in `[0, max()]`.
     #[inline]
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         match self {
             FioRand::Taus88(s) => {
                 #[inline(always)]
@@ -121,7 +121,7 @@ impl FioRand {
     /// `n * (r / (rand_max + 1.0))`, in doubles, truncated (in `[0, n)` up to rounding).
     #[inline]
     pub fn scale(&mut self, n: u64) -> u64 {
-        let r = self.next();
+        let r = self.next_u64();
         (n as f64 * (r as f64 / (self.max() as f64 + 1.0))) as u64
     }
 
@@ -130,12 +130,12 @@ impl FioRand {
         match self {
             FioRand::Taus88(_) => {
                 let end = ((hi - lo) as u32).wrapping_add(1);
-                let r = self.next();
+                let r = self.next_u64();
                 lo + (f64::from(end) * (r as f64 / 4_294_967_296.0)) as i32 as u32 as u64
             }
             FioRand::Taus258(_) => {
                 let end = (hi - lo).wrapping_add(1);
-                let r = self.next();
+                let r = self.next_u64();
                 lo + (end as f64 * (r as f64 / 18_446_744_073_709_551_616.0)) as u64
             }
         }
@@ -143,7 +143,7 @@ impl FioRand {
 
     /// fio's `__rand_0_1`: in `(0, 1]`, as its zipf, pareto and gauss generators draw.
     pub fn rand_0_1(&mut self) -> f64 {
-        let r = self.next();
+        let r = self.next_u64();
         (r as f64 + 1.0) / (self.max() as f64 + 1.0)
     }
 }
@@ -283,10 +283,14 @@ impl Lfsr {
             self.last_val = ((v >> 1) | self.cached_bit) ^ ((v & 1).wrapping_sub(1) & self.xormask);
         }
     }
+}
+
+impl Iterator for Lfsr {
+    type Item = u64;
 
     /// fio's `lfsr_next`: the next value, `None` once all `nums` were given.
     #[inline]
-    pub fn next(&mut self) -> Option<u64> {
+    fn next(&mut self) -> Option<u64> {
         if self.num_vals > self.max_val {
             return None;
         }
@@ -544,7 +548,7 @@ mod tests {
     fn lfsr_order_as_fio() {
         // --random_generator=lfsr --size=64k: 16 blocks, each once.
         let mut l = Lfsr::new(16, FIO_RANDSEED).unwrap();
-        let got: Vec<u64> = std::iter::from_fn(|| l.next()).collect();
+        let got: Vec<u64> = l.by_ref().collect();
         assert_eq!(got, [15, 11, 9, 14, 3, 8, 0, 4, 6, 7, 10, 1, 12, 2, 5, 13]);
         assert!(l.reset(FIO_RANDSEED));
         assert_eq!(l.next(), Some(15), "a reset starts the same order over");
@@ -552,7 +556,7 @@ mod tests {
         for n in [1u64, 7, 8, 9, 1000, 4095, 4096, 4097] {
             let mut l = Lfsr::new(n, 0x1234_5678).unwrap();
             let mut seen = vec![false; n as usize];
-            while let Some(v) = l.next() {
+            for v in l.by_ref() {
                 assert!(!std::mem::replace(&mut seen[v as usize], true), "{n}: {v} twice");
             }
             assert!(seen.iter().all(|&s| s), "{n}: every value");

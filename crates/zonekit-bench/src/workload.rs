@@ -444,7 +444,7 @@ impl Workload {
                 }
                 let lfsr = (spec.random && lfsr).then(|| Lfsr::new(blocks, rand.seeds.of(Purpose::Block))).flatten();
                 let map =
-                    (spec.random && !lfsr.is_some() && !spec.norandommap && spec.distribution == Distribution::Uniform)
+                    (spec.random && lfsr.is_none() && !spec.norandommap && spec.distribution == Distribution::Uniform)
                         .then(|| RandomMap::new(blocks.max(1)));
                 let dist = match spec.distribution {
                     Distribution::Uniform => None,
@@ -960,17 +960,17 @@ impl Workload {
         let f = &mut self.files[fi];
         let b = match f.dist.as_mut() {
             Some(dist) => dist.next(&mut self.rng_dist) % lastb,
-            None if f.lfsr.is_some() => f.lfsr.as_mut().and_then(Lfsr::next)?,
+            None if f.lfsr.is_some() => f.lfsr.as_mut().and_then(Iterator::next)?,
             None => {
                 // fio's __get_next_rand_offset: lastb * (r / (rand_max + 1.0)), in doubles.
                 let scale =
                     |r: u64, max: u64| (((lastb as f64) * (r as f64 / (max as f64 + 1.0))) as u64).min(lastb - 1);
                 let max = self.rng_offset.max();
-                let r = self.next_unit.take().unwrap_or_else(|| self.rng_offset.next());
+                let r = self.next_unit.take().unwrap_or_else(|| self.rng_offset.next_u64());
                 let b = scale(r, max);
                 // Draw the next offset now and let the CPU fetch its random-map word meanwhile: a
                 // large map misses the cache on nearly every I/O.
-                let next = self.rng_offset.next();
+                let next = self.rng_offset.next_u64();
                 self.next_unit = Some(next);
                 if let Some(map) = f.map.as_ref() {
                     let nb = scale(next, max);
@@ -1007,7 +1007,7 @@ impl Workload {
         let max = rng.max();
         // fio redraws until a length fits; a bounded number of tries here, then the smallest.
         for _ in 0..10_000 {
-            let r = rng.next();
+            let r = rng.next_u64();
             let mut len = if bs.split.is_empty() {
                 bs.min + (bs.max as f64 * (r as f64 / (max as f64 + 1.0))) as u64
             } else {
