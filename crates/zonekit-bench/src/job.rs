@@ -586,6 +586,9 @@ fn finalize(
         o.direct = true;
         o.buffered = false;
     }
+    // fio seeds the generators with `randrepeat` as given (`rng::Seeds::fio`), then a `randseed`
+    // turns it off.
+    o.randrepeat_seeding = o.randrepeat;
     if o.is_set("randseed") {
         o.randrepeat = false;
     }

@@ -4,7 +4,7 @@
 //! block sizes from `bs` / `bsrange` / `bssplit`, `fsync` every N writes, round-robin files, and the
 //! byte limit (`io_size` or `size`, times `loops`). Pure: no I/O, no clock.
 
-use crate::rng::Rng;
+use crate::rng::{FioRand, Generator, Lfsr, Purpose, Rng, Seeds};
 
 /// Data direction of an I/O the workload asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -115,8 +115,10 @@ pub struct WorkloadSpec {
     pub norandommap: bool,
     /// Distribution of random offsets.
     pub distribution: Distribution,
-    /// Seed of every random stream of the job.
+    /// Seed of the streams fio does not define the same way (skewed distributions).
     pub seed: u64,
+    /// fio's generators and their seeds.
+    pub rand: RandSpec,
     /// `fsync` after every N writes (0: never).
     pub fsync_every: u64,
     /// `fdatasync` after every N writes (0: never).
@@ -141,6 +143,37 @@ pub struct WorkloadSpec {
     /// `trimwrite` / `randtrimwrite`: each trim is followed by a write of the same block, and only
     /// the written bytes count against the byte limit (fio's `td_trimwrite`).
     pub trimwrite: bool,
+}
+
+/// How a job's random streams are generated and seeded, as fio 3.33 does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RandSpec {
+    /// `random_generator`.
+    pub generator: Generator,
+    /// `random_generator` was given (else fio switches a 32-bit generator to the 64-bit one for
+    /// files of more than 2^32 blocks, from the second pass on).
+    pub generator_set: bool,
+    /// The job clone's seeds.
+    pub seeds: Seeds,
+    /// Writes draw block sizes from the reads' seed (fio does with `verify`).
+    pub bs_write_as_read: bool,
+    /// Trims draw block sizes from the writes' seed (`rw=trimwrite`).
+    pub bs_trim_as_write: bool,
+}
+
+impl RandSpec {
+    /// fio's defaults for thread 1 (or `seed`'s seeds through `randseed` with `randrepeat=0`
+    /// when `seed` is not fio's default 0x89).
+    pub fn from_seed(seed: u64) -> RandSpec {
+        let seeds = if seed == 0x89 { Seeds::default_job() } else { Seeds::fio(seed, true, false, false, 1) };
+        RandSpec {
+            generator: Generator::Tausworthe,
+            generator_set: false,
+            seeds,
+            bs_write_as_read: false,
+            bs_trim_as_write: false,
+        }
+    }
 }
 
 /// The position rules of fio's zone modes (`io_u.c:setup_strided_zone_mode`,
@@ -206,6 +239,7 @@ impl WorkloadSpec {
             norandommap: false,
             distribution: Distribution::Uniform,
             seed,
+            rand: RandSpec::from_seed(seed),
             fsync_every: 0,
             fdatasync_every: 0,
             zone_mode: ZoneModeSpec::None,
@@ -319,6 +353,8 @@ struct FileState {
     /// Start of the last I/O per direction (for `rw_sequencer=identical`).
     last_start: [Option<u64>; 3],
     map: Option<RandomMap>,
+    /// `random_generator=lfsr`: the file's blocks in the register's order (no random map).
+    lfsr: Option<Lfsr>,
     done: bool,
     dist: Option<DistState>,
 }
@@ -338,14 +374,20 @@ pub struct Workload {
     spec: WorkloadSpec,
     files: Vec<FileState>,
     next_file: usize,
-    rng_offset: Rng,
-    rng_bs: [Rng; 3],
-    rng_mix: Rng,
+    /// fio's `random_state`: random offsets (Tausworthe generators).
+    rng_offset: FioRand,
+    /// fio's `bsrange_state`, per direction.
+    rng_bs: [FioRand; 3],
+    /// fio's `rwmix_state` (always 32-bit).
+    rng_mix: FioRand,
     rng_dist: Rng,
-    /// fio's `seq_rand_state`: draws whether a random job's next offset is random.
-    rng_seq_rand: [Rng; 3],
+    /// fio's `seq_rand_state`: draws whether a random job's next offset is random (32-bit, all
+    /// three from the reads' seed, as fio seeds them).
+    rng_seq_rand: [FioRand; 3],
     /// The last offset was drawn at random (fio's `is_random`).
     last_random: bool,
+    /// Generators from the second pass on (fio's reseeding under `randrepeat`).
+    use64_later: bool,
     /// I/Os issued per direction.
     issues: [u64; 3],
     /// Bytes issued per direction.
@@ -360,7 +402,7 @@ pub struct Workload {
     /// Bytes done in the current zone (fio's `zone_bytes`).
     zone_bytes: u64,
     /// The offset generator's next draw, taken one I/O early (see `random_offset`).
-    next_unit: Option<f64>,
+    next_unit: Option<u64>,
     /// Passes over the range started, beyond the first.
     pass: u32,
     /// Bytes issued in this pass.
@@ -383,31 +425,46 @@ impl Workload {
     pub fn new(spec: WorkloadSpec) -> Workload {
         let seed = spec.seed;
         let mut dist_rng = Rng::new(seed ^ 0xd157);
+        let rand = spec.rand;
+        let lfsr = rand.generator == Generator::Lfsr && spec.distribution == Distribution::Uniform;
+        let mut use64_later = rand.generator.use64();
         let files = spec
             .files
             .iter()
             .map(|&range| {
                 let unit = spec.bs.iter().map(|b| b.min.max(1)).min().unwrap_or(512);
-                let blocks = (range.len.min(range.size.saturating_sub(range.offset))) / unit;
-                let map = (spec.random && !spec.norandommap && spec.distribution == Distribution::Uniform)
-                    .then(|| RandomMap::new(blocks.max(1)));
+                // fio's init_random_map: the blocks of min(file size, io size), or of the zone range.
+                let span = match spec.zone_mode {
+                    ZoneModeSpec::Strided { range: zr, .. } if zr > 0 => zr,
+                    _ => range.len.min(range.size.saturating_sub(range.offset)),
+                };
+                let blocks = span / unit;
+                if blocks > u64::from(u32::MAX) && !rand.generator_set && rand.generator == Generator::Tausworthe {
+                    use64_later = true;
+                }
+                let lfsr = (spec.random && lfsr).then(|| Lfsr::new(blocks, rand.seeds.of(Purpose::Block))).flatten();
+                let map =
+                    (spec.random && lfsr.is_none() && !spec.norandommap && spec.distribution == Distribution::Uniform)
+                        .then(|| RandomMap::new(blocks.max(1)));
                 let dist = match spec.distribution {
                     Distribution::Uniform => None,
                     kind => Some(DistState::new(kind, blocks.max(1), &mut dist_rng)),
                 };
-                FileState { range, last_pos: [0; 3], last_start: [None; 3], map, done: false, dist }
+                FileState { range, last_pos: [0; 3], last_start: [None; 3], map, lfsr, done: false, dist }
             })
             .collect();
+        let (rng_offset, rng_bs, rng_mix) = Self::seeded(&rand, rand.generator.use64());
         let rwmix_dir = if spec.read { 0 } else { 1 };
         // fio starts the countdown at 1 (init.c), not at N: the first I/O takes a random offset.
         let seq_nr = 1;
         Workload {
-            rng_offset: Rng::new(seed),
-            rng_bs: [Rng::new(seed ^ 0xb50), Rng::new(seed ^ 0xb51), Rng::new(seed ^ 0xb52)],
-            rng_mix: Rng::new(seed ^ 0x3137),
+            rng_offset,
+            rng_bs,
+            rng_mix,
             rng_dist: dist_rng,
-            rng_seq_rand: [Rng::new(seed ^ 0x5e40), Rng::new(seed ^ 0x5e41), Rng::new(seed ^ 0x5e42)],
+            rng_seq_rand: Self::seq_rand(&rand),
             last_random: false,
+            use64_later,
             spec,
             files,
             next_file: 0,
@@ -426,6 +483,25 @@ impl Workload {
             replay_next: 0,
             replay_due_us: 0,
         }
+    }
+
+    /// fio's `td_fill_rand_seeds`: the offset, block size and mix generators of `rand`.
+    fn seeded(rand: &RandSpec, use64: bool) -> (FioRand, [FioRand; 3], FioRand) {
+        let s = &rand.seeds;
+        let read = s.of(Purpose::BsRead);
+        let write = if rand.bs_write_as_read { read } else { s.of(Purpose::BsWrite) };
+        let trim = if rand.bs_trim_as_write { write } else { s.of(Purpose::BsTrim) };
+        (
+            s.rand(Purpose::Block, use64),
+            [FioRand::new(read, use64), FioRand::new(write, use64), FioRand::new(trim, use64)],
+            s.rand(Purpose::Mix, false),
+        )
+    }
+
+    /// fio's `seq_rand_state`s: every direction from the reads' `percentage_random` seed, 32-bit.
+    fn seq_rand(rand: &RandSpec) -> [FioRand; 3] {
+        let seed = rand.seeds.of(Purpose::SeqRandRead);
+        [FioRand::new(seed, false), FioRand::new(seed, false), FioRand::new(seed, false)]
     }
 
     /// When the I/O last proposed from a replay is due (µs since the job started; 0: at once).
@@ -595,6 +671,14 @@ impl Workload {
         self.pass += 1;
         self.pass_issued = 0;
         self.zone_bytes = 0;
+        // fio's clear_io_state: a new direction is drawn, and under `randrepeat` every generator
+        // starts over (the same offsets, sizes and mix each pass).
+        self.rwmix_issues = 0;
+        if self.spec.rand.seeds.repeatable {
+            (self.rng_offset, self.rng_bs, self.rng_mix) = Self::seeded(&self.spec.rand, self.use64_later);
+            self.rng_seq_rand = Self::seq_rand(&self.spec.rand);
+            self.next_unit = None;
+        }
         for (fi, was_done) in done.into_iter().enumerate() {
             self.reset_file(fi, hooks);
             if keep_done {
@@ -743,6 +827,9 @@ impl Workload {
         if let Some(m) = f.map.as_mut() {
             m.clear();
         }
+        if let Some(l) = f.lfsr.as_mut() {
+            l.reset(self.spec.rand.seeds.of(Purpose::Block));
+        }
         if let Some(h) = hooks
             && self.spec.write
         {
@@ -776,6 +863,7 @@ impl Workload {
         let s = &self.spec;
         if s.read && s.write {
             if self.issues[self.rwmix_dir] >= self.rwmix_issues {
+                // fio's get_rand_ddir: 1 to 100 from the 32-bit mix generator.
                 let v = self.rng_mix.between(1, 100) as u32;
                 let dir = if v <= s.rwmix_read { 0 } else { 1 };
                 if dir != self.rwmix_dir {
@@ -872,16 +960,20 @@ impl Workload {
         let f = &mut self.files[fi];
         let b = match f.dist.as_mut() {
             Some(dist) => dist.next(&mut self.rng_dist) % lastb,
+            None if f.lfsr.is_some() => f.lfsr.as_mut().and_then(Iterator::next)?,
             None => {
-                let u = self.next_unit.take().unwrap_or_else(|| self.rng_offset.unit());
-                let b = ((lastb as f64) * u) as u64;
-                let b = b.min(lastb - 1);
+                // fio's __get_next_rand_offset: lastb * (r / (rand_max + 1.0)), in doubles.
+                let scale =
+                    |r: u64, max: u64| (((lastb as f64) * (r as f64 / (max as f64 + 1.0))) as u64).min(lastb - 1);
+                let max = self.rng_offset.max();
+                let r = self.next_unit.take().unwrap_or_else(|| self.rng_offset.next_u64());
+                let b = scale(r, max);
                 // Draw the next offset now and let the CPU fetch its random-map word meanwhile: a
                 // large map misses the cache on nearly every I/O.
-                let next = self.rng_offset.unit();
+                let next = self.rng_offset.next_u64();
                 self.next_unit = Some(next);
                 if let Some(map) = f.map.as_ref() {
-                    let nb = (((lastb as f64) * next) as u64).min(lastb - 1);
+                    let nb = scale(next, max);
                     crate::sys::prefetch(map.bits.as_ptr().wrapping_add((nb / 64) as usize));
                 }
                 match f.map.as_ref() {
@@ -912,20 +1004,23 @@ impl Workload {
             return None;
         }
         let rng = &mut self.rng_bs[d];
-        for _ in 0..64 {
+        let max = rng.max();
+        // fio redraws until a length fits; a bounded number of tries here, then the smallest.
+        for _ in 0..10_000 {
+            let r = rng.next_u64();
             let mut len = if bs.split.is_empty() {
-                bs.min + (bs.max as f64 * rng.unit()) as u64
+                bs.min + (bs.max as f64 * (r as f64 / (max as f64 + 1.0))) as u64
             } else {
-                let pick = rng.unit() * 100.0;
-                let mut acc = 0.0;
-                let mut chosen = bs.split[bs.split.len() - 1].0;
+                // fio: entries by rising percentage; the first whose running percentage covers
+                // the draw (`r / perc <= rand_max / 100`, in integers) and fits, else the last.
+                let (mut perc, mut chosen) = (0u64, bs.min);
                 for &(size, pct) in &bs.split {
                     if pct == 0 {
                         continue;
                     }
-                    acc += f64::from(pct);
-                    if pick < acc && fits(size) {
-                        chosen = size;
+                    chosen = size;
+                    perc += u64::from(pct);
+                    if r / perc <= max / 100 && fits(size) {
                         break;
                     }
                 }
@@ -1128,6 +1223,91 @@ mod tests {
         let big = ios.iter().filter(|i| i.len == 65536).count() as f64;
         let small = ios.iter().filter(|i| i.len == 4096).count() as f64;
         assert!((big / (big + small) - 0.5).abs() < 0.05, "{big} {small}");
+    }
+
+    /// fio 3.33's `write_iolog` of `fio --name=t --ioengine=null --size=16T --norandommap
+    /// --number_ios=N` with the options of each case: blocks of 4 KiB (over 2^32 blocks).
+    const FIO_BLOCKS: [u64; 12] = [
+        259_043_585,
+        3_179_521_932,
+        3_621_444_214,
+        2_018_697_059,
+        1_726_199_243,
+        3_608_323_581,
+        1_634_212_905,
+        1_518_359_867,
+        3_921_331_707,
+        287_004_724,
+        3_673_173_177,
+        2_796_675_757,
+    ];
+
+    fn fio_like(read: bool, write: bool, seeds: Seeds) -> WorkloadSpec {
+        let mut s = spec(read, write, true, 16 << 40, 4096);
+        s.norandommap = true;
+        s.rand.seeds = seeds;
+        s
+    }
+
+    fn first(s: WorkloadSpec, n: usize) -> Vec<(char, u64, u64)> {
+        let mut w = Workload::new(s);
+        (0..n)
+            .map(|_| w.next().unwrap())
+            .map(|io| (if io.dir == Dir::Read { 'r' } else { 'w' }, io.offset / 4096, io.len))
+            .collect()
+    }
+
+    #[test]
+    fn randrw_directions_and_offsets_as_fio() {
+        for (seeds, dirs) in [
+            // --rw=randrw --rwmixread=70
+            (Seeds::default_job(), "rrrwrrwrrrwr"),
+            // … --randseed=1234: another mix, the same offsets (randrepeat still seeds them).
+            (Seeds::fio(1234, true, true, false, 1), "rwrrwrrrwrww"),
+        ] {
+            let mut s = fio_like(true, true, seeds);
+            s.rwmix_read = 70;
+            let want: Vec<(char, u64, u64)> = dirs.chars().zip(FIO_BLOCKS).map(|(d, b)| (d, b, 4096)).collect();
+            assert_eq!(first(s, 12), want);
+        }
+    }
+
+    #[test]
+    fn bsrange_and_bssplit_lengths_as_fio() {
+        // --bsrange=4k-64k
+        let mut s = fio_like(true, false, Seeds::default_job());
+        s.bs[0] = BlockSizes { min: 4096, max: 65536, split: vec![], align: 4096 };
+        let lens: Vec<u64> = first(s.clone(), 6).iter().map(|x| x.2).collect();
+        assert_eq!(lens, [12288, 45056, 53248, 24576, 61440, 8192]);
+        // --bssplit=4k/50:16k/30:64k/20 (fio sorts the entries by percentage).
+        s.bs[0].split = vec![(65536, 20), (16384, 30), (4096, 50)];
+        let ios = first(s, 8);
+        assert_eq!(ios.iter().map(|x| x.1).collect::<Vec<_>>(), FIO_BLOCKS[..8]);
+        let lens: Vec<u64> = ios.iter().map(|x| x.2).collect();
+        assert_eq!(lens, [65536, 4096, 4096, 16384, 4096, 65536, 4096, 65536]);
+    }
+
+    #[test]
+    fn lfsr_gives_each_block_once_in_fios_order() {
+        // --random_generator=lfsr --size=64k --bs=4k
+        let mut s = spec(true, false, true, 64 << 10, 4096);
+        s.rand = RandSpec { generator: Generator::Lfsr, ..RandSpec::from_seed(0x89) };
+        let blocks: Vec<u64> = drain(&mut Workload::new(s)).iter().map(|io| io.offset / 4096).collect();
+        assert_eq!(blocks, [15, 11, 9, 14, 3, 8, 0, 4, 6, 7, 10, 1, 12, 2, 5, 13]);
+    }
+
+    #[test]
+    fn randrepeat_repeats_each_pass() {
+        let mut s = spec(false, true, true, 64 << 10, 4096);
+        s.norandommap = true;
+        s.loops = 2;
+        s.rand = RandSpec::from_seed(0x89);
+        let ios = drain(&mut Workload::new(s.clone()));
+        assert_eq!(ios.len(), 32);
+        assert_eq!(ios[..16], ios[16..], "the same offsets each pass");
+        s.rand.seeds = Seeds::fio(0x89, true, true, false, 1);
+        let ios = drain(&mut Workload::new(s));
+        assert_ne!(ios[..16], ios[16..], "a randseed turns randrepeat off: the stream goes on");
     }
 
     #[test]

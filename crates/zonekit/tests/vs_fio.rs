@@ -1,12 +1,13 @@
 //! The same size-bounded jobs through real fio (3.33, Debian's package) and `zonekit bench`: I/O
-//! counts and bytes per direction identical where the job fixes them, the randrw split within 2 %
-//! of fio's, the same files created, and every key of fio's JSON present in zonekit's.
+//! counts and bytes per direction identical (mixed jobs too: the same seeds draw fio's read/write
+//! split), the same files created, every key of fio's JSON present in zonekit's, and the same I/Os
+//! in the same order in `write_iolog` for every random generator and seed rule.
 //!
 //! Needs `fio`: the tests are `#[ignore]`d for a plain `cargo test`; `scripts/test.sh` runs them and
 //! they fail without fio.
 
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
@@ -73,7 +74,7 @@ fn listing(dir: &Path) -> Vec<(String, u64)> {
     v
 }
 
-fn compare(args: &str, exact: bool) {
+fn compare(args: &str) {
     let zonekit = env!("CARGO_BIN_EXE_zonekit");
     let (fdir, zdir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let args: Vec<String> = args.split_whitespace().map(String::from).collect();
@@ -83,18 +84,7 @@ fn compare(args: &str, exact: bool) {
     assert_eq!(fc.len(), zc.len(), "{args:?}: jobs");
     for ((fname, fv), (zname, zv)) in fc.iter().zip(&zc) {
         assert_eq!(fname, zname);
-        if exact {
-            assert_eq!(fv, zv, "{args:?}: ios and bytes (read, write)");
-        } else {
-            assert_eq!(fv[0] + fv[1], zv[0] + zv[1], "{args:?}: total I/Os");
-            let share = |v: &[u64; 4]| v[2] as f64 / (v[2] + v[3]) as f64;
-            assert!(
-                (share(fv) - share(zv)).abs() < 0.02,
-                "{args:?}: read share fio {} zonekit {}",
-                share(fv),
-                share(zv)
-            );
-        }
+        assert_eq!(fv, zv, "{args:?}: ios and bytes (read, write)");
     }
     let (mut fk, mut zk) = (BTreeSet::new(), BTreeSet::new());
     keys(&f, "", &mut fk);
@@ -111,15 +101,122 @@ fn compare(args: &str, exact: bool) {
 
 fn same_jobs_same_counts_as_fio() {
     require_fio();
-    compare("--name=seq --filename=data --size=32M --rw=write --bs=64k", true);
-    compare("--name=rr --filename=data --size=32M --rw=randread --bs=4k", true);
-    compare("--name=rw --filename=data --size=64M --rw=randrw --rwmixread=70 --bs=4k", false);
-    compare("--name=nj --filename=data --size=16M --rw=randwrite --bs=4k --numjobs=4 --group_reporting", true);
-    compare("--name=files --directory=. --nrfiles=3 --size=12M --rw=write --bs=4k --numjobs=2", true);
+    compare("--name=seq --filename=data --size=32M --rw=write --bs=64k");
+    compare("--name=rr --filename=data --size=32M --rw=randread --bs=4k");
+    compare("--name=rw --filename=data --size=64M --rw=randrw --rwmixread=70 --bs=4k");
+    compare("--name=nj --filename=data --size=16M --rw=randwrite --bs=4k --numjobs=4 --group_reporting");
+    compare("--name=files --directory=. --nrfiles=3 --size=12M --rw=write --bs=4k --numjobs=2");
     compare(
         "--name=mixed --filename=data --size=16M --rw=rw --bs=8k --name=second --filename=data --size=16M --rw=randread --bs=16k --stonewall",
-        false,
     );
+}
+
+/// The I/Os of an iolog, per file in log order: (direction, offset, length).
+fn iolog(path: &Path) -> BTreeMap<String, Vec<(String, u64, u64)>> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out: BTreeMap<String, Vec<(String, u64, u64)>> = BTreeMap::new();
+    for line in text.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if let [_, file, dir @ ("read" | "write" | "trim"), off, len] = w[..] {
+            out.entry(file.to_string()).or_default().push((
+                dir.to_string(),
+                off.parse().unwrap(),
+                len.parse().unwrap(),
+            ));
+        }
+    }
+    out
+}
+
+type Ios = BTreeMap<String, Vec<(String, u64, u64)>>;
+
+/// Run `jobs` (each `--name=NAME …`) as one command line through fio and zonekit, each job with
+/// `--write_iolog=NAME.log` (and `--filename=NAME.dat` unless it names a directory): each job's log
+/// from either tool.
+fn both_iologs(jobs: &[&str]) -> Vec<(String, Ios, Ios)> {
+    let zonekit = env!("CARGO_BIN_EXE_zonekit");
+    let (fdir, zdir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut args: Vec<String> = Vec::new();
+    let mut names = Vec::new();
+    for job in jobs {
+        let name = job.split_whitespace().next().and_then(|a| a.strip_prefix("--name=")).expect("--name= first");
+        args.extend(job.split_whitespace().map(String::from));
+        args.push(format!("--write_iolog={name}.log"));
+        if !job.contains("--directory=") {
+            args.push(format!("--filename={name}.dat"));
+        }
+        names.push(name.to_string());
+    }
+    run("fio", &args, fdir.path());
+    run(zonekit, &args, zdir.path());
+    let log = |dir: &Path, n: &str| iolog(&dir.join(format!("{n}.log")));
+    names.into_iter().map(|n| (n.clone(), log(fdir.path(), &n), log(zdir.path(), &n))).collect()
+}
+
+/// The same job and seed: the same I/Os, in the same order, as fio's `write_iolog` shows them
+/// (offsets, lengths and directions), for each generator, seed rule and random stream. The jobs
+/// run together, so each is also a later thread number than the one before (per-thread seeds).
+fn same_seed_same_ios_as_fio() {
+    require_fio();
+    let jobs = [
+        // The random map (each block once), fio's default generator and seeds.
+        "--name=map --size=2M --rw=randread --bs=4k",
+        // No random map: repeated blocks, as fio draws them.
+        "--name=nomap --size=2M --rw=randwrite --bs=4k --norandommap",
+        // The read/write mix.
+        "--name=mix --size=4M --rw=randrw --rwmixread=70 --bs=4k",
+        "--name=seqmix --size=2M --rw=rw --bs=8k",
+        // Block sizes: a split (with the random map shortening I/Os) and a range.
+        "--name=split --size=4M --rw=randwrite --bssplit=4k/50:16k/30:64k/20",
+        "--name=range --size=4M --rw=randread --bsrange=4k-64k --norandommap",
+        // Each generator.
+        "--name=t32 --size=2M --rw=randread --bs=4k --random_generator=tausworthe",
+        "--name=t64 --size=2M --rw=randrw --bs=4k --random_generator=tausworthe64",
+        "--name=lfsr --size=2M --rw=randread --bs=4k --random_generator=lfsr",
+        // Seeds: randseed alone (the mix moves, offsets do not), with randrepeat=0 (both move),
+        // allrandrepeat.
+        "--name=seed --size=2M --rw=randrw --bs=4k --randseed=1234",
+        "--name=seed0 --size=2M --rw=randrw --bs=4k --randseed=1234 --randrepeat=0",
+        "--name=all --size=2M --rw=randrw --bs=4k --randseed=99 --allrandrepeat=1",
+        // Passes: randrepeat starts every generator over each loop.
+        "--name=loops --size=1M --rw=randrw --bs=4k --norandommap --loops=2",
+        // Clones: each its own thread number, so its own seeds (files nj.0.0 and nj.1.0).
+        "--name=nj --directory=. --size=512k --rw=randrw --bs=4k --numjobs=2",
+    ];
+    for (job, f, z) in both_iologs(&jobs) {
+        assert!(!f.is_empty() && f.values().all(|v| !v.is_empty()), "{job}: fio logged no I/O");
+        assert_eq!(f.keys().collect::<Vec<_>>(), z.keys().collect::<Vec<_>>(), "{job}: files");
+        for (file, fios) in &f {
+            let zios = &z[file];
+            let diff = fios.iter().zip(zios).position(|(a, b)| a != b);
+            assert!(
+                diff.is_none() && fios.len() == zios.len(),
+                "{job}: {file}: fio logged {} I/Os, zonekit {}; first difference at #{diff:?}: fio {:?} zonekit {:?}",
+                fios.len(),
+                zios.len(),
+                diff.map(|i| &fios[i]),
+                diff.and_then(|i| zios.get(i))
+            );
+        }
+    }
+}
+
+/// `randrepeat=0`: seeds from the OS, so no sequence to compare; each run's I/Os are valid (each
+/// block once with the random map, in the file, aligned) and two runs differ.
+fn randrepeat_off_is_valid_and_varies() {
+    require_fio();
+    let job = ["--name=r --size=1M --rw=randread --bs=4k --randrepeat=0"];
+    let check = |ios: &Ios| -> Vec<u64> {
+        let offs: Vec<u64> = ios["r.dat"].iter().map(|x| x.1).collect();
+        assert_eq!(offs.len(), 256, "{ios:?}");
+        assert!(offs.iter().all(|o| o % 4096 == 0 && *o < 1 << 20));
+        assert_eq!(offs.iter().collect::<BTreeSet<_>>().len(), 256, "each block once");
+        offs
+    };
+    let (_, f1, z1) = both_iologs(&job).remove(0);
+    let (_, _, z2) = both_iologs(&job).remove(0);
+    check(&f1);
+    assert_ne!(check(&z1), check(&z2), "two runs, two sequences");
 }
 
 /// `fio ARGS` or `zonekit bench ARGS` in `dir`, as it ran.
@@ -224,6 +321,18 @@ mod needs_tools {
     #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
     fn same_jobs_same_counts_as_fio() {
         super::same_jobs_same_counts_as_fio();
+    }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn same_seed_same_ios_as_fio() {
+        super::same_seed_same_ios_as_fio();
+    }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn randrepeat_off_is_valid_and_varies() {
+        super::randrepeat_off_is_valid_and_varies();
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! `zonemode=zbd` (and `strided`) side by side with real fio 3.33 on the same regular file with
 //! emulated zones: the same size-bounded jobs with a fixed seed give the same I/O counts and bytes,
-//! and zone-reset counts within 10 % (fio's random offsets differ from zonekit's until the second
-//! fio-compatibility round brings fio's generators). The jobs are listed in `testdata/zbd-vs-fio.txt`;
-//! `bench/zbd-vs-fio.sh` prints the same comparison as a table.
+//! and the same zone-reset counts (zonekit draws fio's random offsets from fio's seeds), within
+//! 10 % only where clones share zones and interleave by timing. The jobs are listed in
+//! `testdata/zbd-vs-fio.txt`; `bench/zbd-vs-fio.sh` prints the same comparison as a table.
 //!
 //! Needs `fio`: the test is `#[ignore]`d for a plain `cargo test`; `scripts/test.sh` runs it and it
 //! fails without fio.
@@ -59,13 +59,20 @@ fn compare(file: &Path, args: &str) {
     let z = run(zonekit, &args, file);
     eprintln!("{args:?}: fio {f:?} zonekit {z:?}");
     assert_eq!(f.issued, z.issued, "{args:?}: I/Os issued (read, write, trim)");
-    let tolerance = (f.resets as f64 * 0.10).floor() as u64;
-    assert!(
-        f.resets.abs_diff(z.resets) <= tolerance,
-        "{args:?}: zone resets fio {} zonekit {} (more than 10 % apart)",
-        f.resets,
-        z.resets
-    );
+    // One job at a time: the same seeds give fio's offsets, so the same zone resets. Clones that
+    // share zones (numjobs > 1) interleave as their threads are scheduled, in fio as in zonekit:
+    // within 10 % there.
+    if args.iter().any(|a| a.starts_with("--numjobs=") && a != "--numjobs=1") {
+        let tolerance = (f.resets as f64 * 0.10).floor() as u64;
+        assert!(
+            f.resets.abs_diff(z.resets) <= tolerance,
+            "{args:?}: zone resets fio {} zonekit {} (more than 10 % apart)",
+            f.resets,
+            z.resets
+        );
+    } else {
+        assert_eq!(f.resets, z.resets, "{args:?}: zone resets");
+    }
 }
 
 fn zoned_jobs_match_fio() {

@@ -417,6 +417,9 @@ pub struct JobOptions {
     pub bs_is_seq_rand: bool,
     /// `randrepeat`: seed the generators the same way every run (off when `randseed` is set).
     pub randrepeat: bool,
+    /// `randrepeat` as given, before a `randseed` turns it off: what fio seeds the generators
+    /// with (it seeds them in between).
+    pub randrepeat_seeding: bool,
     /// `allrandrepeat`: `randrepeat` for every generator.
     pub allrandrepeat: bool,
     /// `randseed`: the seed (fio's default 0x89).
@@ -818,6 +821,7 @@ impl Default for JobOptions {
             bs_unaligned: false,
             bs_is_seq_rand: false,
             randrepeat: true,
+            randrepeat_seeding: true,
             allrandrepeat: false,
             randseed: 0x89,
             norandommap: false,

@@ -807,14 +807,14 @@ pub static OPTIONS: &[OptionDef] = &[
             o.bs_is_seq_rand = v.as_bool();
             Ok(())
         }),
-    opt("randrepeat", Kind::Bool, Category::Random, Support::Implemented, "Seed the random generators the same way on every run.")
+    opt("randrepeat", Kind::Bool, Category::Random, Support::Implemented, "Seed the random generators the same way on every run (and every pass of `loops`), as fio does for the same seed.")
         .def("1")
         .parent("rw")
         .apply(|o, v| {
             o.randrepeat = v.as_bool();
             Ok(())
         }),
-    opt("randseed", Kind::Size { min: 0, percent: false, zones: false }, Category::Random, Support::Implemented, "Seed of the random generators; setting it turns `randrepeat` off.")
+    opt("randseed", Kind::Size { min: 0, percent: false, zones: false }, Category::Random, Support::Implemented, "Seed of the random generators (fio's derivation per purpose and thread); setting it turns `randrepeat` off, yet random offsets change with it only under `randrepeat=0`, as in fio.")
         .def("0x89")
         .parent("rw")
         .apply(|o, v| {
@@ -834,7 +834,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.softrandommap = v.as_bool();
             Ok(())
         }),
-    opt("random_generator", Kind::Choice { choices: &[Choice { name: "tausworthe", canon: "tausworthe", help: "" }, Choice { name: "lfsr", canon: "lfsr", help: "" }, Choice { name: "tausworthe64", canon: "tausworthe64", help: "" }], postfix: false }, Category::Random, Support::Ignored, "fio's generator choice (`tausworthe`, `lfsr`, `tausworthe64`); zonekit has one generator, and its random map already gives each block once per pass.")
+    opt("random_generator", Kind::Choice { choices: &[Choice { name: "tausworthe", canon: "tausworthe", help: "" }, Choice { name: "lfsr", canon: "lfsr", help: "" }, Choice { name: "tausworthe64", canon: "tausworthe64", help: "" }], postfix: false }, Category::Random, Support::Implemented, "Generator of random offsets, fio's own: `tausworthe` (32-bit), `tausworthe64`, or `lfsr` (each block once per pass, without a random map); the same seed gives fio's sequence.")
         .def("tausworthe")
         .apply(|o, v| {
             o.random_generator = v.as_text().to_string();
@@ -850,7 +850,7 @@ pub static OPTIONS: &[OptionDef] = &[
             Ok(())
         }),
     opt("percentage_sequential", Kind::Removed, Category::Random, Support::Rejected, "Removed from fio (use `percentage_random`)."),
-    opt("allrandrepeat", Kind::Bool, Category::Random, Support::Ignored, "`randrepeat` for every generator; zonekit derives all of a job's streams from one seed.")
+    opt("allrandrepeat", Kind::Bool, Category::Random, Support::Implemented, "Seed every generator from the thread number alone (fio's `FIO_RANDSEED`), whatever `randseed` and `randrepeat` say.")
         .def("0")
         .apply(|o, v| {
             o.allrandrepeat = v.as_bool();

@@ -829,6 +829,7 @@ pub async fn run_prepared<C: Clock>(
     };
 
     let mut wspec = sizing::workload_spec(&opts, &files, seed);
+    wspec.rand = sizing::rand_spec(&opts, run.thread_number);
     wspec.zone_mode = zone_mode_spec(&opts);
     if engine.is_sync() {
         // fio counts a pass's bytes only for I/Os its engine queues (io_queue_event): with a

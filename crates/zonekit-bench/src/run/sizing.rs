@@ -3,10 +3,11 @@
 //! workload, the statistics configuration and the loop configuration. Pure, given what the file
 //! system says about each file.
 
-use crate::options::job::{JobOptions, RandomDistribution, RwSequencer, SizeSpec};
+use crate::options::job::{JobOptions, RandomDistribution, RwMode, RwSequencer, SizeSpec};
+use crate::rng::{Generator, Seeds};
 use crate::run::io_loop::{BufferFill, ErrorPolicy, LoopConfig};
 use crate::stats::{PercentileList, StatsConfig, log::LogConfig};
-use crate::workload::{BlockSizes, Distribution, FileRange, WorkloadSpec, ZoneModeSpec};
+use crate::workload::{BlockSizes, Distribution, FileRange, RandSpec, WorkloadSpec, ZoneModeSpec};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -221,7 +222,25 @@ pub fn job_seed(opts: &JobOptions, thread_number: u32) -> u64 {
     }
 }
 
-/// The workload of a job over its planned files.
+/// fio's generators and seeds of clone `thread_number` (1-based, across the run).
+pub fn rand_spec(opts: &JobOptions, thread_number: u32) -> RandSpec {
+    RandSpec {
+        generator: Generator::parse(&opts.random_generator).unwrap_or_default(),
+        generator_set: opts.is_set("random_generator"),
+        seeds: Seeds::fio(
+            opts.randseed,
+            opts.is_set("randseed"),
+            opts.randrepeat_seeding,
+            opts.allrandrepeat,
+            thread_number,
+        ),
+        bs_write_as_read: opts.verify.kind != crate::verify::VerifyType::None,
+        bs_trim_as_write: matches!(opts.rw, RwMode::TrimWrite | RwMode::RandTrimWrite),
+    }
+}
+
+/// The workload of a job over its planned files (with the seeds of thread 1: set `rand` from
+/// [`rand_spec`] for another clone).
 pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> WorkloadSpec {
     let bs = |d: usize| BlockSizes {
         min: opts.min_bs[d],
@@ -261,6 +280,7 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         norandommap: opts.norandommap,
         distribution,
         seed,
+        rand: rand_spec(opts, 1),
         fsync_every: u64::from(opts.fsync),
         fdatasync_every: u64::from(opts.fdatasync),
         zone_mode: ZoneModeSpec::None,
