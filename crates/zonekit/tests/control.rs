@@ -3,6 +3,8 @@
 //! without fio run the null engine or zonekit's devices; `needs_tools` runs the same job files
 //! through fio 3.33 and zonekit and compares what each did.
 
+mod common;
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -268,10 +270,7 @@ mod needs_tools {
     use super::*;
 
     /// Panics unless fio runs: a comparison with fio must never pass without it.
-    fn require_fio() {
-        let ok = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
-        assert!(ok, "fio is not installed (apt-get install fio): this test compares zonekit with it");
-    }
+    use crate::common::require_fio;
 
     /// The same job through both tools: (fio's report, zonekit's report).
     fn both(job: &str) -> (Value, Value) {

@@ -4,6 +4,8 @@
 //!
 //! The side-by-side tests need `fio` and fail without it (a missing tool must not pass a check).
 
+mod common;
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -208,10 +210,7 @@ fn bad_values_are_one_line() {
     }
 }
 
-fn require_fio() {
-    let ok = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
-    assert!(ok, "fio is not installed (apt-get install fio): this test compares zonekit with it");
-}
+use crate::common::require_fio;
 
 mod needs_tools {
     use super::*;

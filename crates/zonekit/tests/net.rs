@@ -3,6 +3,8 @@
 //! sockets; bad combinations in one line. `needs_tools` runs each tool against the other: a
 //! zonekit sender to fio's listener and the reverse, the same bytes either way.
 
+mod common;
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -172,10 +174,7 @@ mod needs_tools {
     use super::*;
 
     /// Panics unless fio runs: a comparison with fio must never pass without it.
-    fn require_fio() {
-        let ok = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
-        assert!(ok, "fio is not installed (apt-get install fio): this test compares zonekit with it");
-    }
+    use crate::common::require_fio;
 
     /// Runs `listener` (a program and its arguments) in the background, then `sender` until it
     /// connects (the listener may not be listening yet), and returns both JSON reports.

@@ -5,6 +5,8 @@
 //!
 //! The side-by-side tests need `fio` and fail without it (a missing tool must not pass a check).
 
+mod common;
+
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -134,10 +136,7 @@ fn all_keys(v: &Value, prefix: &str, out: &mut BTreeSet<String>) {
     }
 }
 
-fn require_fio() {
-    let ok = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
-    assert!(ok, "fio is not installed (apt-get install fio): this test compares zonekit with it");
-}
+use crate::common::require_fio;
 
 fn same_as_fio() {
     require_fio();

@@ -6,16 +6,15 @@
 //! Needs `fio`: the tests are `#[ignore]`d for a plain `cargo test`; `scripts/test.sh` runs them and
 //! they fail without fio.
 
+mod common;
+
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
 /// Panics unless fio runs: a comparison with fio must never pass without it.
-fn require_fio() {
-    let ok = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
-    assert!(ok, "fio is not installed (apt-get install fio): this test compares zonekit with it");
-}
+use crate::common::require_fio;
 
 fn run(program: &str, args: &[String], dir: &Path) -> Value {
     let out = dir.join(format!("{}.json", program.rsplit('/').next().unwrap()));

@@ -7,6 +7,8 @@
 //! Needs `fio`: the tests are `#[ignore]`d for a plain `cargo test`; `scripts/test.sh` runs them and
 //! they fail without fio.
 
+mod common;
+
 use serde_json::Value;
 use std::collections::HashMap;
 use std::io::Write;
@@ -14,10 +16,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// Panics unless fio runs: a comparison with fio must never pass without it.
-fn require_fio() {
-    let ok = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
-    assert!(ok, "fio is not installed (apt-get install fio): this test compares zonekit with it");
-}
+use crate::common::require_fio;
 
 /// Runs `fio ARGS` or `zonekit bench ARGS` in `dir` with JSON output; the report.
 fn run(program: &str, args: &[&str], dir: &Path) -> Value {

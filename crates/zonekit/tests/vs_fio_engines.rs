@@ -7,6 +7,8 @@
 //! Needs `fio`: the comparisons are `#[ignore]`d for a plain `cargo test`; `scripts/test.sh` runs
 //! them and they fail without fio.
 
+mod common;
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -115,10 +117,7 @@ fn file(name: &'static str, len: usize) -> impl Fn(&Path) {
     move |d: &Path| std::fs::write(d.join(name), (0..len).map(|i| (i % 251) as u8).collect::<Vec<u8>>()).unwrap()
 }
 
-fn require_fio() {
-    let ok = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
-    assert!(ok, "fio is not installed (apt-get install fio): this test compares zonekit with it");
-}
+use crate::common::require_fio;
 
 fn posixaio_as_fio() {
     require_fio();

@@ -1,5 +1,7 @@
 //! `zonekit bench --zonemode=zbd` end to end: fio's engines on zonekit's emulated devices.
 
+mod common;
+
 use std::process::{Command, Output};
 
 fn bench(args: &[&str]) -> Output {
@@ -533,10 +535,7 @@ fn zone_mode_validation_is_fios() {
 }
 
 /// Panics unless fio runs: a comparison with fio must never pass without it.
-fn require_fio() {
-    let ok = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
-    assert!(ok, "fio is not installed (apt-get install fio): this test compares zonekit with it");
-}
+use crate::common::require_fio;
 
 fn zone_mode_validation_matches_fio_on_regular_files() {
     // The same command lines through fio 3.33: the same exit code, lines and surviving jobs,

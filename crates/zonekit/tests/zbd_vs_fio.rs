@@ -7,14 +7,13 @@
 //! Needs `fio`: the test is `#[ignore]`d for a plain `cargo test`; `scripts/test.sh` runs it and it
 //! fails without fio.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
 /// Panics unless fio runs: a comparison with fio must never pass without it.
-fn require_fio() {
-    let ok = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
-    assert!(ok, "fio is not installed (apt-get install fio): this test compares zonekit with it");
-}
+use crate::common::require_fio;
 
 /// What a run's normal output says: per job block, issued (read, write, trim) and zone resets.
 #[derive(Debug, PartialEq)]
