@@ -515,6 +515,24 @@ const CASES: &[Case] = &[
     },
 ];
 
+/// Verifying on a device that keeps no data (an `@PROFILE` instance) would report every block as
+/// a bad header: the job stops before any I/O with one line instead.
+#[test]
+fn verify_on_a_device_without_data_is_refused_in_one_line() {
+    let args =
+        ["--name=v", "--filename=@smr-hm-15tb", "--zonemode=zbd", "--rw=write", "--bs=1m", "--size=8m", "--direct=1"];
+    let o = bench(&[&args[..], &["--verify=md5"]].concat());
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(lines[0].contains("verify=md5: @smr-hm-15tb keeps no data"), "{err}");
+    assert!(!text(&o).contains("bad magic"), "{}", text(&o));
+    // verify=null reads nothing back, so it still runs.
+    let o = bench(&[&args[..], &["--verify=null"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+}
+
 #[test]
 fn zone_mode_validation_is_fios() {
     let t = Targets::new();

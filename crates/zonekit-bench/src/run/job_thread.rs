@@ -297,6 +297,16 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         let name = p.display().to_string();
         if is_device_spec(&name) {
             let dev = ctx.devices.get(&name).map_err(|e| Box::new(fail(&run, started, libc::EINVAL, e.message)))?;
+            // Reading back what was written needs a store that keeps it: refuse before any I/O
+            // rather than report every block as a bad header.
+            let kind = run.opts.verify.kind;
+            if !matches!(kind, VerifyType::None | VerifyType::Null) && !dev.info().keeps_data {
+                let msg = format!(
+                    "verify={}: {name} keeps no data (an @PROFILE instance or a --data none device), so there is nothing to read back; use verify=null, or a device that stores data",
+                    kind.option_name()
+                );
+                return Err(Box::new(fail(&run, started, libc::EINVAL, msg)));
+            }
             let size = dev.info().geometry.capacity_bytes();
             infos.push(FileInfo { exists: true, size, is_block: true });
             targets.push(ZbdTarget { name, size, is_block: true, source: ZoneSource::Device(dev.clone()) });
