@@ -6,36 +6,11 @@
 
 mod common;
 
+use common::{ok, run, zonekit};
+
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn zonekit() -> &'static str {
-    env!("CARGO_BIN_EXE_zonekit")
-}
-
-/// Runs `program` (fio or zonekit) with `args` in `dir`; the JSON report and the process output.
-fn run(program: &str, args: &[&str], dir: &Path) -> (Value, Output) {
-    let outdir = tempfile::tempdir().unwrap();
-    let out = outdir.path().join("out.json");
-    let mut cmd = Command::new(program);
-    if program.ends_with("zonekit") {
-        cmd.arg("bench");
-    }
-    let o = cmd
-        .args(args)
-        .arg("--output-format=json")
-        .arg(format!("--output={}", out.display()))
-        .current_dir(dir)
-        .output()
-        .expect("run");
-    let doc = std::fs::read_to_string(&out).ok().and_then(|s| serde_json::from_str(&s).ok()).unwrap_or(Value::Null);
-    (doc, o)
-}
-
-fn ok(o: &Output) {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-}
+use std::process::Command;
 
 fn written(doc: &Value) -> u64 {
     doc["jobs"][0]["write"]["io_bytes"].as_u64().unwrap_or_else(|| panic!("write.io_bytes in {doc}"))

@@ -5,14 +5,12 @@
 
 mod common;
 
+use common::zonekit;
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn zonekit() -> &'static str {
-    env!("CARGO_BIN_EXE_zonekit")
-}
 
 /// A port nothing listens on now (the system's pick of a free one).
 fn free_port() -> u16 {

@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::zonekit;
+
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -36,10 +38,6 @@ fn run(program: &str, args: &[String], format: &str, dir: &Path) -> (String, Out
         .expect("run");
     assert!(o.status.success(), "{program} {args:?}: {}", String::from_utf8_lossy(&o.stderr));
     (std::fs::read_to_string(&out).unwrap(), o)
-}
-
-fn zonekit() -> &'static str {
-    env!("CARGO_BIN_EXE_zonekit")
 }
 
 /// The JSON document and its text.

@@ -9,13 +9,11 @@
 
 mod common;
 
+use common::zonekit;
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
-
-fn zonekit() -> &'static str {
-    env!("CARGO_BIN_EXE_zonekit")
-}
 
 /// `fio ARGS` or `zonekit bench ARGS` in `dir`.
 fn raw(program: &str, args: &[&str], dir: &Path) -> Output {

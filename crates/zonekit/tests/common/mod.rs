@@ -1,10 +1,45 @@
-//! Helpers shared by the zonekit crate's end-to-end tests.
+//! Helpers shared by the zonekit crate's end-to-end tests. Each test file includes this module and
+//! uses only some of it, hence the `dead_code` allowance.
+#![allow(dead_code)]
 
-use std::process::Command;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
 
 /// Fails the test when fio is missing: the tests that compare zonekit with fio 3.33 live in
 /// `needs_tools` modules, which `scripts/test.sh` runs, and must never pass unseen without fio.
 pub fn require_fio() {
     let ok = Command::new("fio").arg("--version").output().is_ok_and(|o| o.status.success());
     assert!(ok, "fio is not installed (apt-get install fio): this test compares zonekit with it");
+}
+
+/// The zonekit binary under test.
+pub fn zonekit() -> &'static str {
+    env!("CARGO_BIN_EXE_zonekit")
+}
+
+/// Runs `program` (fio or zonekit, which gets `bench`) with `args` in `dir`; the JSON report
+/// (`Value::Null` when there is none) and the process output.
+pub fn run(program: &str, args: &[&str], dir: &Path) -> (Value, Output) {
+    // Outside the job's directory: a file system the job fills has no room for the report.
+    let outdir = tempfile::tempdir().unwrap();
+    let out = outdir.path().join("out.json");
+    let mut cmd = Command::new(program);
+    if program.ends_with("zonekit") {
+        cmd.arg("bench");
+    }
+    let o = cmd
+        .args(args)
+        .arg("--output-format=json")
+        .arg(format!("--output={}", out.display()))
+        .current_dir(dir)
+        .output()
+        .expect("run");
+    let doc = std::fs::read_to_string(&out).ok().and_then(|s| serde_json::from_str(&s).ok()).unwrap_or(Value::Null);
+    (doc, o)
+}
+
+/// Asserts that the process succeeded, showing its stderr if not.
+pub fn ok(o: &Output) {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
