@@ -28,16 +28,16 @@ use std::time::Duration;
 use zonekit_blk::clock::Clock;
 use zonekit_blk::{Completion, Ddir, Engine, Io, Queued};
 
-/// How a job fills its write buffers (`zero_buffers`, `refill_buffers`, `scramble_buffers`).
+/// When a job's write buffers change between writes (`refill_buffers`, `scramble_buffers`); what
+/// they hold (`zero_buffers`, patterns, compressible or duplicate data) is the job's
+/// [`BufferContent`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BufferFill {
-    /// Zeros, written once.
-    Zero,
-    /// Random data written once, then a few bytes changed before each write (fio's default).
+    /// Filled once, then a few bytes changed before each write (fio's default).
     Scramble,
-    /// Random data written once and reused as is.
+    /// Filled once and reused as is.
     Once,
-    /// New random data before every write.
+    /// Filled anew before every write.
     Refill,
 }
 
@@ -670,13 +670,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         let ramping = !cfg.ramp.is_zero();
         progress.state.store(if ramping { 1 } else { 2 }, Ordering::Relaxed);
         let mut buffers = BufferGen::new(&cfg.content, cfg.seed ^ crate::run::buffers::LOOP_SEED);
+        // fio's init_io_u: each buffer filled once for a job that writes.
         for tag in 0..depth {
-            let buf = engine.buffer(tag);
-            match cfg.fill {
-                BufferFill::Zero => buf.fill(0),
-                // fio's init_io_u: each buffer filled once for a job that writes.
-                _ => buffers.fill(buf, cfg.content.min_write),
-            }
+            buffers.fill(engine.buffer(tag), cfg.content.min_write);
         }
         for z in zones.iter().flatten() {
             z.file.add_job(cfg.job_id);
@@ -924,7 +920,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     block[..8].copy_from_slice(&stamp.to_le_bytes());
                 }
             }
-            BufferFill::Zero | BufferFill::Once => {}
+            BufferFill::Once => {}
         }
     }
 
