@@ -20,8 +20,8 @@
 # random differential (ZONEKIT_DIFF_SEED), zonekit.steps=N sets its steps per run,
 # zonekit.only=LABEL[/memory|/persistent] runs one device's random runs (ZONEKIT_DIFF_ONLY),
 # zonekit.verbose=1 logs every step, zonekit.test=NAME runs that test only (and skips the CLI
-# comparison), zonekit.trace=1 prints the kernel's block-layer trace events at the end, with each
-# random step marked.
+# comparison), zonekit.trace=1 prints the devices' queue attributes first and the kernel's block-layer
+# and NVMe driver's trace events at the end, with each random step marked.
 # With `zonekit.record=1` on the kernel command line (ZONEKIT_VM_APPEND=zonekit.record=1), the
 # `record` test also saves raw zone reports and sysfs files, printed as a base64 tar.gz between
 # ZONEKIT-RECORD-BEGIN / ZONEKIT-RECORD-END lines (see crates/zonekit-dev/testdata/linux/README.md).
@@ -105,6 +105,18 @@ if [ $trace = 1 ]; then
     for e in block_rq_issue block_rq_complete block_split block_bio_queue blk_zone_wplug_bio \
              disk_zone_wplug_add_bio blk_zone_append_update_request_bio; do
         [ -e "/sys/kernel/tracing/events/block/$e/enable" ] && echo 1 > "/sys/kernel/tracing/events/block/$e/enable"
+    done
+    # The commands the NVMe driver builds (with their submission queue) and completes, and the
+    # requests' insertion into the I/O scheduler: in which order, from which CPU.
+    for e in block/block_rq_insert nvme/nvme_setup_cmd nvme/nvme_complete_rq nvme/nvme_sq; do
+        [ -e "/sys/kernel/tracing/events/$e/enable" ] && echo 1 > "/sys/kernel/tracing/events/$e/enable"
+    done
+    # The queue attributes that decide how a write is split and ordered.
+    for d in zk0 zkcap zk4k $sd $zns; do
+        q=/sys/block/$d/queue
+        echo "linux-tests: queue $d: rotational=$(cat $q/rotational) max_sectors_kb=$(cat $q/max_sectors_kb)" \
+            "max_hw_sectors_kb=$(cat $q/max_hw_sectors_kb) chunk_sectors=$(cat $q/chunk_sectors)" \
+            "nr_requests=$(cat $q/nr_requests) scheduler=\"$(cat $q/scheduler)\" hw_queues=$(ls /sys/block/$d/mq | wc -l)"
     done
     export ZONEKIT_TRACE=1
 fi
