@@ -21,7 +21,8 @@
 # zonekit.only=LABEL[/memory|/persistent] runs one device's random runs (ZONEKIT_DIFF_ONLY),
 # zonekit.verbose=1 logs every step, zonekit.test=NAME runs that test only (and skips the CLI
 # comparison), zonekit.trace=1 prints the devices' queue attributes first and the kernel's block-layer
-# and NVMe driver's trace events at the end, with each random step marked.
+# and NVMe driver's trace events at the end, with each random step marked, zonekit.hog=N runs N
+# busy loops beside the tests.
 # With `zonekit.record=1` on the kernel command line (ZONEKIT_VM_APPEND=zonekit.record=1), the
 # `record` test also saves raw zone reports and sysfs files, printed as a base64 tar.gz between
 # ZONEKIT-RECORD-BEGIN / ZONEKIT-RECORD-END lines (see crates/zonekit-dev/testdata/linux/README.md).
@@ -86,7 +87,7 @@ for d in zk0 zkcap zk4k $sd $zns; do
 done
 export ZONEKIT_TEST_NULLB=/dev/zk0 ZONEKIT_TEST_NULLB_ZCAP=/dev/zkcap ZONEKIT_TEST_NULLB_4K=/dev/zk4k
 export ZONEKIT_TEST_ZBC=/dev/$sd ZONEKIT_TEST_ZNS=/dev/$zns
-only_test="" trace=0
+only_test="" trace=0 hog=0
 for arg in $(cat /proc/cmdline); do
     case $arg in
         zonekit.seed=*) export ZONEKIT_DIFF_SEED=${arg#zonekit.seed=} ;;
@@ -95,6 +96,7 @@ for arg in $(cat /proc/cmdline); do
         zonekit.verbose=1) export ZONEKIT_DIFF_VERBOSE=1 ;;
         zonekit.test=*) only_test=${arg#zonekit.test=} ;;
         zonekit.trace=1) trace=1 ;;
+        zonekit.hog=*) hog=${arg#zonekit.hog=} ;;
     esac
 done
 if [ $trace = 1 ]; then
@@ -138,6 +140,16 @@ if [ $record = 1 ]; then
 fi
 
 echo "linux-tests: $(echo $bins) on zk0, zkcap, zk4k, $sd, $zns (kernel $(uname -r))"
+# zonekit.hog=N: N busy loops compete with the tests for the CPUs, so that the writer is often
+# preempted while it splits a write (6.1 then sends the next zone's piece later; docs/blk.md).
+hogs=""
+i=0
+while [ $i -lt $hog ]; do
+    sh -c 'while :; do :; done' &
+    hogs="$hogs $!"
+    i=$((i + 1))
+done
+[ -z "$hogs" ] || echo "linux-tests: $hog busy loops running"
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 since() { awk -v a="$1" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }'; }
 start=$(uptime_s)
@@ -158,6 +170,8 @@ linux-tests: $res $(basename "$bin") $t ($(since "$t0") s)"
 done
 echo "$summary"
 echo "linux-tests: $passed passed, $failed failed in $(since "$start") s"
+# shellcheck disable=SC2086
+[ -z "$hogs" ] || kill $hogs
 
 # The zonekit command against blkzone on the same devices: reports of the same state must be
 # byte-identical, and management commands must leave the same state (with /bin/zonekit, passed
