@@ -17,7 +17,8 @@
 #
 # Prints the load average before and after, each run's MB/s (decimal, as dd and fio print them)
 # and CPU seconds, the medians with the spread (lowest-highest), the bandwidth ratio FUSE / device
-# (target: at least 70 %), and the same ratio at equal CPU time (device CPU / FUSE CPU), which a
+# (target: at least 70 %), the CPU time per 1 MiB write of the mount daemon, of dd with its shell
+# and of zonekit bench, and the same ratio at equal CPU time (device CPU / FUSE CPU), which a
 # loaded machine disturbs less than wall-clock bandwidth. FUSE MB/s is the wall-clock time of the
 # whole dd loop (one dd process per file, their start-up and opens included); "dd's own" is the bandwidth
 # dd reports for its copies (its timer starts after the files are opened), the like of the device's
@@ -54,8 +55,8 @@ tck=$(getconf CLK_TCK)
 # cpu_of PID: user + system seconds of a running process.
 cpu_of() { awk -v t="$tck" '{ printf "%.3f\n", ($14 + $15) / t }' "/proc/$1/stat"; }
 
-# fuse_run: "MB/s CPU-seconds dd's-own-MB/s" of one pass of dd over every sequential file; the
-# CPU is dd's (with its shell) and the mount daemon's.
+# fuse_run: "MB/s CPU-seconds dd's-own-MB/s daemon-CPU-seconds" of one pass of dd over every
+# sequential file; the CPU is dd's (with its shell) and the mount daemon's, then the daemon's alone.
 fuse_run() {
     "$zk" mkfs --force "$work/dev" >/dev/null
     "${pin[@]}" "$zk" mount "$work/dev" "$mnt"
@@ -75,7 +76,7 @@ fuse_run() {
     # The daemon closes the device after the unmount: wait for the directory's lock.
     while ! "$zk" dev info "$work/dev" >/dev/null 2>&1; do sleep 0.05; done
     awk -v b="$bytes" -v t=$((t1 - t0)) -v c="$ddcpu" -v c0="$c0" -v c1="$c1" -v s="$ddsec" \
-        'BEGIN { printf "%.0f %.3f %.0f\n", b / (t / 1e9) / 1e6, c + c1 - c0, b / s / 1e6 }'
+        'BEGIN { printf "%.0f %.3f %.0f %.3f\n", b / (t / 1e9) / 1e6, c + c1 - c0, b / s / 1e6, c1 - c0 }'
 }
 
 # device_run: "MB/s CPU-seconds" of zonekit bench writing the same zones, 1 MiB direct writes.
@@ -99,8 +100,10 @@ own=()
 dev=()
 fcpu=()
 dcpu=()
+mcpu=()
+ddc=()
 for ((r = 1; r <= runs; r++)); do
-    read -r f fc fo < <(fuse_run)
+    read -r f fc fo fm < <(fuse_run)
     read -r d dc < <(device_run)
     echo "run $r: FUSE $f MB/s (dd's own $fo MB/s, $fc CPU s), device $d MB/s ($dc CPU s)"
     fuse+=("$f")
@@ -108,6 +111,8 @@ for ((r = 1; r <= runs; r++)); do
     dev+=("$d")
     fcpu+=("$fc")
     dcpu+=("$dc")
+    mcpu+=("$fm")
+    ddc+=("$(awk -v c="$fc" -v m="$fm" 'BEGIN { print c - m }')")
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 mf=$(printf '%s\n' "${fuse[@]}" | median)
@@ -115,7 +120,11 @@ mo=$(printf '%s\n' "${own[@]}" | median)
 md=$(printf '%s\n' "${dev[@]}" | median)
 mfc=$(printf '%s\n' "${fcpu[@]}" | median)
 mdc=$(printf '%s\n' "${dcpu[@]}" | median)
+mmc=$(printf '%s\n' "${mcpu[@]}" | median)
+mddc=$(printf '%s\n' "${ddc[@]}" | median)
 gib=$(awk -v b="$bytes" 'BEGIN { print b / 2^30 }')
 echo "spread: FUSE $(printf '%s\n' "${fuse[@]}" | spread) MB/s (dd's own $(printf '%s\n' "${own[@]}" | spread)), device $(printf '%s\n' "${dev[@]}" | spread) MB/s"
 echo "median: FUSE $mf MB/s, device $md MB/s: ratio $(ratio "$mf" "$md"); dd's own $mo MB/s: ratio $(ratio "$mo" "$md")"
+mib=$((bytes / 1048576))
+echo "CPU per 1 MiB write, median: mount daemon $(awk -v c="$mmc" -v n="$mib" 'BEGIN { printf "%.0f", c * 1e6 / n }') µs, dd and its shell $(awk -v c="$mddc" -v n="$mib" 'BEGIN { printf "%.0f", c * 1e6 / n }') µs; device $(awk -v c="$mdc" -v n="$mib" 'BEGIN { printf "%.0f", c * 1e6 / n }') µs"
 echo "CPU per GiB: FUSE $(awk -v c="$mfc" -v g="$gib" 'BEGIN { printf "%.3f", c / g }') s, device $(awk -v c="$mdc" -v g="$gib" 'BEGIN { printf "%.3f", c / g }') s: bandwidth ratio at equal CPU $(awk -v f="$mfc" -v d="$mdc" 'BEGIN { printf "%.0f %%", 100 * d / f }')"
