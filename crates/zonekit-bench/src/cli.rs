@@ -33,14 +33,17 @@ pub fn main(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             return e.exit_code();
         }
     };
+    let _ = out.write_all(inv.debug_info.as_bytes());
     let text = match &inv.action {
         Action::Help => Ok(usage()),
         Action::Version => Ok(format!("{}\n", version_string())),
         Action::DebugHelp => Ok(crate::cmdline::debug_help()),
         Action::CmdHelp(name) => cmdhelp(name.as_deref()),
         Action::EngHelp(name) => enghelp(name.as_deref()),
-        Action::ShowCmd => Ok(inv.showcmd.iter().map(|l| format!("{l}\n")).collect()),
-        Action::ParseOnly => Ok(String::new()),
+        Action::ShowCmd => {
+            Ok(parse_trace_text(&inv, out, err) + &inv.showcmd.iter().map(|l| format!("{l}\n")).collect::<String>())
+        }
+        Action::ParseOnly => Ok(parse_trace_text(&inv, out, err)),
         Action::InflateLog(path) => return inflate(path, out, err),
         Action::Run => {
             if let Err(e) = inv.check_runnable() {
@@ -59,6 +62,22 @@ pub fn main(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             let _ = writeln!(err, "zonekit: {e}");
             e.exit_code()
         }
+    }
+}
+
+/// `--debug=parse` without a run: the trace, for standard output (fio writes it to the
+/// `--output` file when one is given, which this does and returns nothing).
+fn parse_trace_text(inv: &Invocation, _out: &mut dyn Write, err: &mut dyn Write) -> String {
+    let Some(t) = &inv.debug_trace else { return String::new() };
+    match &inv.output {
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, t.all()) {
+                let errno = zonekit_core::Errno(e.raw_os_error().unwrap_or(libc::EIO));
+                let _ = writeln!(err, "zonekit: {}: cannot create the output file: {errno}", path.display());
+            }
+            String::new()
+        }
+        None => t.all(),
     }
 }
 
@@ -111,6 +130,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         zone_report_out: inv.zone_report_out.clone(),
         clock: inv.clock,
         queue: inv.queue,
+        debug_trace: inv.debug_trace.clone(),
     };
     let sink: Box<dyn Write + Send> = match &inv.output {
         Some(path) => match std::fs::File::create(path) {

@@ -119,6 +119,12 @@ pub struct Invocation {
     /// `--zoned-qd1-writes=0|1` and `--max-sectors-kb=N` (zonekit's own): the block layer's queue
     /// settings of zonekit's devices for this run.
     pub queue: crate::run::QueueOverrides,
+    /// `--debug=CLASS,…`: the classes turned on.
+    pub debug: crate::debug::DebugMask,
+    /// What `--debug` prints on standard output as it is read (`zonekit: set debug option parse`).
+    pub debug_info: String,
+    /// `--debug=parse`: fio's parse trace of this command line and its job files.
+    pub debug_trace: Option<crate::debug::RunTrace>,
 }
 
 impl Invocation {
@@ -176,7 +182,7 @@ pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
     (
         "debug",
         Arg::Required,
-        "fio's debug classes: `help` lists them; others are checked and named as fio names them, without fio's trace lines",
+        "fio's debug classes: `help` lists them; `parse` prints fio's parse trace; the others are checked and named as fio names them, without trace lines",
     ),
     ("parse-only", Arg::None, "parse and check, run nothing"),
     ("section", Arg::Required, "run only this job section (repeatable)"),
@@ -334,6 +340,9 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
         zone_report_out: None,
         clock: crate::run::ClockChoice::Auto,
         queue: crate::run::QueueOverrides::default(),
+        debug: crate::debug::DebugMask::default(),
+        debug_info: String::new(),
+        debug_trace: None,
     };
     let mut cmd_sections: Vec<CmdSection> = vec![CmdSection { job: None, entries: Vec::new() }];
     let mut skipping = false;
@@ -457,6 +466,9 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
     }
     inv.global_options = resolver.global_echo();
     inv.jobs = resolver.finish()?;
+    if inv.debug.has("parse") {
+        inv.debug_trace = Some(parse_trace(&inv, &cmd_sections, &files, env));
+    }
     if inv.bandwidth_log {
         for j in &mut inv.jobs {
             if j.options.write_bw_log.is_none() {
@@ -561,7 +573,7 @@ fn run_option(
             if arg == "help" || arg == "?" {
                 return Ok(Some(Action::DebugHelp));
             }
-            inv.notes.extend(debug_notes(arg));
+            set_debug(inv, arg)?;
         }
         "parse-only" => *parse_only = true,
         "section" => {
@@ -707,7 +719,7 @@ Usage: zonekit bench [options] [job options] <job file(s)>
   --status-interval=T   Print the full report every T
   --cmdhelp[=OPT|all]   Help on a job option, or list them all
   --enghelp[=ENG[,OPT]] List the I/O engines, or an engine's options
-  --debug=X             Debug classes: help lists fio's (no trace lines printed)
+  --debug=X             Debug classes: help lists fio's (zonekit traces parse)
   --version             Print the version
   --help                Print this help
 
@@ -765,27 +777,82 @@ pub fn debug_help() -> String {
     format!("zonekit: dumping debug options:{},all\n", DEBUG_CLASSES.join(","))
 }
 
-/// `--debug=CLASS[,CLASS…]`: fio's line for each class (`set debug option parse`, `set all debug
-/// options`, `set debug jobno N`, `debug mask X not found`, as fio's set_debug matches them: by
-/// prefix), then that zonekit prints no trace.
-fn debug_notes(arg: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// The classes whose trace lines zonekit prints.
+pub const TRACED_CLASSES: &[&str] = &["parse"];
+
+/// `--debug=CLASS[,CLASS…]`, read as fio's set_debug reads it (classes matched by prefix, `all`,
+/// `job:N`): fio's line for each on standard output (`set debug option parse`, `set all debug
+/// options`, `set debug jobno N`). A class fio does not know, or `job` without its number, stops
+/// with fio's words (fio only complains and runs on). Classes zonekit prints no trace for get a
+/// note on standard error.
+fn set_debug(inv: &mut Invocation, arg: &str) -> Result<(), BenchError> {
+    let mut untraced: Vec<&'static str> = Vec::new();
     for opt in arg.split(',') {
         if opt.starts_with("all") {
-            out.push("set all debug options".to_string());
+            inv.debug_info.push_str("zonekit: set all debug options\n");
+            for c in DEBUG_CLASSES {
+                inv.debug.set(c);
+            }
+            untraced.extend(DEBUG_CLASSES.iter().copied().filter(|c| !TRACED_CLASSES.contains(c)));
             continue;
         }
         match DEBUG_CLASSES.iter().find(|c| opt.starts_with(*c)) {
             Some(&"job") => match opt.split_once(':') {
-                Some((_, n)) => out.push(format!("set debug jobno {}", n.trim().parse::<i64>().unwrap_or(0))),
-                None => out.push("missing job number".to_string()),
+                Some((_, n)) => inv
+                    .debug_info
+                    .push_str(&format!("zonekit: set debug jobno {}\n", n.trim().parse::<i64>().unwrap_or(0))),
+                None => return Err(BenchError::Usage(format!("--debug={}: missing job number", one_line(arg)))),
             },
-            Some(_) => out.push(format!("set debug option {}", one_line(opt))),
-            None => out.push(format!("debug mask {} not found", one_line(opt))),
+            Some(c) => {
+                inv.debug_info.push_str(&format!("zonekit: set debug option {}\n", one_line(opt)));
+                inv.debug.set(c);
+                if !TRACED_CLASSES.contains(c) {
+                    untraced.push(*c);
+                }
+            }
+            None => return Err(BenchError::Usage(format!("debug mask {} not found", one_line(opt)))),
         }
     }
-    out.push(format!("--debug={}: fio's debug trace lines are not printed by zonekit", one_line(arg)));
-    out
+    let untraced: Vec<&str> = DEBUG_CLASSES.iter().copied().filter(|c| untraced.contains(c)).collect();
+    if !untraced.is_empty() {
+        inv.notes.push(format!(
+            "--debug: zonekit prints no trace lines of class {} (only {})",
+            untraced.join(","),
+            TRACED_CLASSES.join(",")
+        ));
+    }
+    Ok(())
+}
+
+/// `--debug=parse`: fio's trace of what was parsed (see [`crate::debug::ParseTrace`]).
+fn parse_trace(inv: &Invocation, cmd: &[CmdSection], files: &[JobFile], env: &Env) -> crate::debug::RunTrace {
+    let dry = !matches!(inv.action, Action::Run);
+    let numjobs = inv.jobs.iter().map(|j| j.options.numjobs.max(1)).collect();
+    let mut t = crate::debug::ParseTrace::new(std::process::id(), dry, numjobs);
+    let kv = |es: &[Entry]| es.iter().map(|e| (e.key.clone(), e.value.clone())).collect::<Vec<_>>();
+    let secs: Vec<(bool, Vec<(String, Option<String>)>)> =
+        cmd.iter().filter(|s| !s.entries.is_empty()).map(|s| (s.job.is_some(), kv(&s.entries))).collect();
+    t.command_line(&secs);
+    for (i, f) in files.iter().enumerate() {
+        if i > 0 {
+            t.next_file();
+        }
+        let text = if f.path.as_os_str() == "-" {
+            None
+        } else {
+            env.read(&f.path).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+        };
+        let secs: Vec<(bool, bool, Vec<(String, Option<String>)>)> = f
+            .sections
+            .iter()
+            .map(|s| {
+                let run = s.global || inv.sections.is_empty() || inv.sections.contains(&s.name);
+                (s.global, run, kv(&s.entries))
+            })
+            .collect();
+        t.job_file(&f.path.display().to_string(), text.as_deref(), &secs);
+    }
+    t.finish()
 }
 
 /// `--cmdhelp`: `None` or `all` lists every option as a tree (children under their parent);

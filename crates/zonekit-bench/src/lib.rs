@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod cmdline;
+pub mod debug;
 pub mod error;
 pub mod job;
 pub mod jobfile;

@@ -88,6 +88,8 @@ pub struct RunSettings {
     pub clock: ClockChoice,
     /// `--zoned-qd1-writes`, `--max-sectors-kb`: the block layer's settings for zonekit's devices.
     pub queue: QueueOverrides,
+    /// `--debug=parse`: fio's parse trace, printed around the header lines and after the report.
+    pub debug_trace: Option<crate::debug::RunTrace>,
 }
 
 /// The block layer's queue settings a run gives zonekit's devices, over their own.
@@ -137,10 +139,22 @@ fn header(name: &str, o: &JobOptions, groupid: u32) -> JobHeader {
 /// The header lines fio prints before a run (normal output only): one per job, `...` after a
 /// job with `numjobs > 1`, the version, and `Starting N processes/threads`.
 pub fn header_text(jobs: &[BenchJob]) -> String {
+    header_text_traced(jobs, None)
+}
+
+/// [`header_text`] with `--debug=parse`'s lines where fio prints them: before each job's line,
+/// between it and its `...` line (the clones), before the version line and after `Starting`.
+pub fn header_text_traced(jobs: &[BenchJob], trace: Option<&crate::debug::RunTrace>) -> String {
     let mut s = String::new();
     let (mut threads, mut procs) = (0, 0);
-    for j in jobs {
+    for (i, j) in jobs.iter().enumerate() {
+        if let Some(b) = trace.and_then(|t| t.before_job.get(i)) {
+            s.push_str(b);
+        }
         s.push_str(&header(&j.name, &j.opts, j.groupid).line());
+        if let Some(c) = trace.and_then(|t| t.clones.get(i)) {
+            s.push_str(c);
+        }
         if j.opts.numjobs > 1 {
             s.push_str(numjobs_continuation());
         }
@@ -150,8 +164,14 @@ pub fn header_text(jobs: &[BenchJob]) -> String {
             procs += j.opts.numjobs;
         }
     }
+    if let Some(t) = trace {
+        s.push_str(&t.after_jobs);
+    }
     s.push_str(&version_line(&version_string()));
     s.push_str(&starting_line(threads, procs));
+    if let Some(t) = trace {
+        s.push_str(&t.started);
+    }
     s
 }
 
@@ -871,10 +891,18 @@ pub fn execute(
         }
     };
     let out = Arc::new(Mutex::new(out));
+    if !settings.formats.normal
+        && let Some(t) = &settings.debug_trace
+        && let Ok(mut w) = out.lock()
+    {
+        let mut early = t.clone();
+        early.end.clear();
+        let _ = w.write_all(early.all().as_bytes());
+    }
     if settings.formats.normal
         && let Ok(mut w) = out.lock()
     {
-        let _ = w.write_all(header_text(jobs).as_bytes());
+        let _ = w.write_all(header_text_traced(jobs, settings.debug_trace.as_ref()).as_bytes());
         if let Some(line) = clock_plan.line() {
             let _ = writeln!(w, "{line}");
         }
@@ -1035,6 +1063,9 @@ pub fn execute(
     let text = crate::output::render(&report, settings.formats);
     if let Ok(mut w) = out.lock() {
         let _ = w.write_all(text.as_bytes());
+        if let Some(t) = &settings.debug_trace {
+            let _ = w.write_all(t.end.as_bytes());
+        }
         let _ = w.flush();
     }
     if let Some(path) = &settings.zone_report_out
