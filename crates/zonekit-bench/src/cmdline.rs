@@ -830,7 +830,7 @@ fn parse_trace(inv: &Invocation, cmd: &[CmdSection], files: &[JobFile], env: &En
     let numjobs = inv.jobs.iter().map(|j| j.options.numjobs.max(1)).collect();
     let mut t = crate::debug::ParseTrace::new(std::process::id(), dry, numjobs);
     let kv = |es: &[Entry]| es.iter().map(|e| (e.key.clone(), e.value.clone())).collect::<Vec<_>>();
-    let secs: Vec<(bool, Vec<(String, Option<String>)>)> =
+    let secs: Vec<(bool, crate::debug::Options)> =
         cmd.iter().filter(|s| !s.entries.is_empty()).map(|s| (s.job.is_some(), kv(&s.entries))).collect();
     t.command_line(&secs);
     for (i, f) in files.iter().enumerate() {
@@ -842,7 +842,7 @@ fn parse_trace(inv: &Invocation, cmd: &[CmdSection], files: &[JobFile], env: &En
         } else {
             env.read(&f.path).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
         };
-        let secs: Vec<(bool, bool, Vec<(String, Option<String>)>)> = f
+        let secs: Vec<(bool, bool, crate::debug::Options)> = f
             .sections
             .iter()
             .map(|s| {

@@ -8,6 +8,9 @@ mod fio_types;
 use crate::cmdline::DEBUG_CLASSES;
 use crate::options::{engines, table, value};
 
+/// A section's options as written: name and value (None: a bare switch), in order.
+pub type Options = Vec<(String, Option<String>)>;
+
 /// fio 3.33's option types, as its parse trace names them (`type=OPT_STR_STORE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FioType {
@@ -374,7 +377,7 @@ impl ParseTrace {
 
     /// The command line's sections, in order: the options before the first `--name` (global),
     /// then each `--name` section, each as (is a job, its options as written, in order).
-    pub fn command_line(&mut self, sections: &[(bool, Vec<(String, Option<String>)>)]) {
+    pub fn command_line(&mut self, sections: &[(bool, Options)]) {
         let mut td: Option<Td> = None;
         for (is_job, entries) in sections {
             for (key, value) in entries {
@@ -412,12 +415,7 @@ impl ParseTrace {
     /// A job file: its raw text as fio reads it line by line (None: not readable again, as
     /// standard input) and its sections as zonekit parsed them (options after substitution), with
     /// whether each section is run (`--section`).
-    pub fn job_file(
-        &mut self,
-        path: &str,
-        text: Option<&str>,
-        sections: &[(bool, bool, Vec<(String, Option<String>)>)],
-    ) {
+    pub fn job_file(&mut self, path: &str, text: Option<&str>, sections: &[(bool, bool, Options)]) {
         self.emit(&format!("Parsing ini file {path}\n"));
         let lines: Vec<&str> = text.map(|t| t.split_inclusive('\n').collect()).unwrap_or_default();
         let mut i = 0;
