@@ -234,6 +234,7 @@ fn invocation_field(inv: &Invocation, name: &str) -> String {
         "global_options" => format!("{:?}", inv.json_global_options()),
         "showcmd" => format!("{:?}", inv.showcmd),
         "notes" => format!("{:?}", inv.notes),
+        "debug_info" => format!("{:?}", inv.debug_info),
         "readonly" => format!("{:?}", inv.readonly),
         _ => panic!("unknown invocation field {name}"),
     }
