@@ -176,50 +176,11 @@ mod needs_tools {
         assert_eq!(String::from_utf8_lossy(&zonekit(&["--debug=help"]).stdout), want);
     }
 
-    /// The same job file and command lines under fio and zonekit: the same parse trace, pids
-    /// aside.
-    #[test]
-    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
-    fn parse_trace_as_fio() {
+    /// Runs each command line under fio and zonekit in a directory holding `j.fio`, and compares
+    /// the parse traces, pids aside.
+    fn same_trace_as_fio(cases: &[&[&str]]) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("j.fio"), JOB).unwrap();
-        let cases: &[&[&str]] = &[
-            &["--debug=parse", "--parse-only", "j.fio"],
-            &["--debug=parse", "--parse-only", "--section=two", "j.fio"],
-            &["--debug=parse", "--parse-only", "--name=x", "--ioengine=libaio", "j.fio", "j.fio"],
-            &[
-                "--debug=parse",
-                "--parse-only",
-                "--name=x",
-                "--steadystate=iops:30",
-                "--steadystate=bw:1m",
-                "--steadystate=iops_slope:2%",
-            ],
-            &[
-                "--debug=parse",
-                "--parse-only",
-                "--kb_base=1000",
-                "--name=x",
-                "--bs=1k",
-                "--size=50%",
-                "--offset=1z",
-                "--rate=1m,2m",
-                "--thinktime=5ms",
-                "--filesize=4k-8k",
-            ],
-            &[
-                "--debug=parse",
-                "--parse-only",
-                "--ioengine=libaio",
-                "--name=a",
-                "--userspace_reap",
-                "--iodepth=2",
-                "--name=b",
-                "--ioengine=null",
-            ],
-            &["--debug=parse", "--ioengine=null", "--name=a", "--size=8k", "--numjobs=2", "--name=b", "--size=4k"],
-            &["--debug=parse", "--output-format=json", "--ioengine=null", "--name=a", "--size=8k"],
-        ];
         for args in cases {
             let f = fio_in(dir.path(), args);
             let z = Command::new(env!("CARGO_BIN_EXE_zonekit"))
@@ -232,5 +193,52 @@ mod needs_tools {
             assert!(f.status.success() && z.status.success(), "{args:?}: {f:?} {z:?}");
             assert_eq!(trace(&z.stdout, "parse"), trace(&f.stdout, "parse"), "{args:?}");
         }
+    }
+
+    /// The same job file and command lines under fio and zonekit with `--parse-only`: the same
+    /// parse trace.
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn parse_trace_as_fio() {
+        same_trace_as_fio(&[
+            &["--debug=parse", "--parse-only", "j.fio"],
+            &["--debug=parse", "--parse-only", "--section=two", "j.fio"],
+            &["--debug=parse", "--parse-only", "--name=x", "--ioengine=libaio", "j.fio", "j.fio"],
+            &[
+                "--debug=parse",
+                "--parse-only",
+                "--kb_base=1000",
+                "--name=x",
+                "--bs=1k",
+                "--size=50%",
+                "--offset=1z",
+                "--rate=1m,2m",
+                "--thinktime=5ms",
+                "--filesize=4k-8k",
+                "--steadystate=iops:30",
+                "--steadystate=bw:1m",
+                "--steadystate=iops_slope:2%",
+            ],
+            &[
+                "--debug=parse",
+                "--parse-only",
+                "--ioengine=libaio",
+                "--name=a",
+                "--userspace_reap",
+                "--iodepth=2",
+                "--name=b",
+                "--ioengine=null",
+            ],
+        ]);
+    }
+
+    /// In a run, the trace around the header lines and after the report, as fio's.
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn parse_trace_of_runs_as_fio() {
+        same_trace_as_fio(&[
+            &["--debug=parse", "--ioengine=null", "--name=a", "--size=8k", "--numjobs=2", "--name=b", "--size=4k"],
+            &["--debug=parse", "--output-format=json", "--ioengine=null", "--name=a", "--size=8k"],
+        ]);
     }
 }
