@@ -495,11 +495,9 @@ impl ParseTrace {
         self.def.kb_base = 1024;
         let mut td = self.def.clone();
         for d in table::OPTIONS {
-            // gpu_dev_id exists only in fio built with CUDA (Debian's is not); fio's
-            // hugepage-size default is the system's huge page size, 2 MiB on x86-64 Linux.
+            // gpu_dev_id exists only in fio built with CUDA (Debian's is not).
             let v = match (d.name, d.default) {
                 ("gpu_dev_id", _) | (_, None) => continue,
-                ("hugepage-size", Some(_)) => "2097152",
                 (_, Some(v)) => v,
             };
             if fio_type(d.name, false).is_some() {

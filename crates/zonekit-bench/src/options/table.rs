@@ -1769,7 +1769,7 @@ pub static OPTIONS: &[OptionDef] = &[
             Ok(())
         }),
     opt("hugepage-size", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Ignored, "Huge page size for `mem=shmhuge`/`mmaphuge`.")
-        .def("4194304"),
+        .def("2097152"),
     opt("flow_id", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Implemented, "Flow group of `flow`; has effect only with `flow`.")
         .def("0")
         .apply(|o, v| {
