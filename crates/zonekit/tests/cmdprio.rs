@@ -2,7 +2,8 @@
 //! `io_uring` and `libaio`) and the job's own (`prio`, `prioclass`): fio 3.33 and `zonekit
 //! bench` on the same jobs give each priority about the same share of the I/Os, and the JSON
 //! report's per-priority part (`prios`) has fio's keys in fio's order. Bad values stop the run
-//! in one line with exit code 2.
+//! in one line with exit code 2. Also io_uring's `uncached` (an `rw_flags` bit of the same SQE),
+//! which ends as fio's does.
 //!
 //! The comparisons need `fio`: they are `#[ignore]`d for a plain `cargo test`; `scripts/test.sh`
 //! runs them and they fail without fio.
@@ -166,6 +167,24 @@ mod needs_tools {
         let (fp, zp) = (prios(&f["jobs"][0], "read"), prios(&z["jobs"][0], "read"));
         assert_eq!(fp, [(2, 1, 512), (2, 6, 512)]);
         assert_eq!(zp, fp);
+    }
+
+    /// `io_uring` with `uncached=1` on a buffered file: the kernel's answer to fio's
+    /// `RWF_UNCACHED` bit (EOPNOTSUPP since Linux 6.11, which reads it as `RWF_ATOMIC`; a plain
+    /// write before) is the job's in both tools.
+    #[test]
+    #[ignore]
+    fn uring_uncached_ends_as_fio() {
+        common::require_fio();
+        let args = ["--name=u", "--filename=f", "--size=64k", "--rw=write", "--ioengine=io_uring", "--uncached=1"];
+        let (fdir, zdir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        setup(fdir.path());
+        setup(zdir.path());
+        let (f, _) = run("fio", &args, fdir.path());
+        let (z, _) = run(zonekit(), &args, zdir.path());
+        let (fj, zj) = (&f["jobs"][0], &z["jobs"][0]);
+        assert_eq!(zj["error"], fj["error"]);
+        assert_eq!(zj["write"]["io_bytes"], fj["write"]["io_bytes"]);
     }
 }
 

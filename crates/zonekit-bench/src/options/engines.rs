@@ -151,7 +151,14 @@ static IO_URING: &[OptionDef] = &[
         };
         Ok(())
     }),
-    opt("uncached", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "RWF_UNCACHED for buffered I/O.").apply(
+    opt(
+        "uncached",
+        Kind::Int { min: 0, max: u32::MAX as i64 },
+        E,
+        I,
+        "RWF_UNCACHED (fio's value, 0x40) in each buffered read's and write's SQE; the kernel decides what it does (6.11 and later refuse it with EOPNOTSUPP).",
+    )
+    .apply(
         |o, v| {
             o.io_uring.uncached = v.as_int() != 0;
             Ok(())
