@@ -186,6 +186,40 @@ mod needs_tools {
         assert_eq!(zj["error"], fj["error"]);
         assert_eq!(zj["write"]["io_bytes"], fj["write"]["io_bytes"]);
     }
+
+    /// `log_prio=1`: each latency log entry carries its I/O's priority, as fio's (the same
+    /// number of entries at 0x0000 and at 0x2000, real-time level 0).
+    #[test]
+    #[ignore]
+    fn log_prio_carries_each_ios_priority_as_fio() {
+        common::require_fio();
+        let args = [
+            "--name=l",
+            "--filename=f",
+            "--size=64k",
+            "--bs=4k",
+            "--rw=randread",
+            "--ioengine=io_uring",
+            "--cmdprio_percentage=50",
+            "--write_lat_log=l",
+            "--log_prio=1",
+        ];
+        let mut counts = Vec::new();
+        for program in ["fio", zonekit()] {
+            let dir = tempfile::tempdir().unwrap();
+            setup(dir.path());
+            let (_, o) = run(program, &args, dir.path());
+            ok(&o);
+            let log = std::fs::read_to_string(dir.path().join("l_clat.1.log")).unwrap();
+            let mut by_prio = std::collections::BTreeMap::new();
+            for line in log.lines() {
+                *by_prio.entry(line.rsplit(", ").next().unwrap().to_string()).or_insert(0) += 1;
+            }
+            counts.push(by_prio);
+        }
+        assert_eq!(counts[0].keys().collect::<Vec<_>>(), ["0x0000", "0x2000"], "fio: {:?}", counts[0]);
+        assert_eq!(counts[1], counts[0]);
+    }
 }
 
 /// A share above 100 %, a malformed `cmdprio_bssplit` and both ways of choosing at once: one
