@@ -531,6 +531,10 @@ fn finalize(
             }
         }
     }
+    if o.cmdprio.conflicting() {
+        // fio's fio_cmdprio_init.
+        conflict(where_set("cmdprio_bssplit"), "cmdprio_percentage and cmdprio_bssplit are mutually exclusive".into());
+    }
     if o.time_based && o.runtime.is_none() {
         conflict(where_set("time_based"), "time_based: needs runtime (fio would only warn and drop time_based)".into());
     }

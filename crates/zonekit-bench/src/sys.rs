@@ -51,6 +51,16 @@ pub fn clock_ms(id: i32) -> Option<u64> {
     (r == 0).then(|| ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000)
 }
 
+/// `ioprio_set(IOPRIO_WHO_PROCESS, 0, ioprio)`: the I/O priority (class << 13 | level) of the
+/// calling thread, as fio sets a job's (`prioclass`, `prio`); the kernel's refusal as its error.
+pub fn ioprio_set_thread(ioprio: u32) -> io::Result<()> {
+    const IOPRIO_WHO_PROCESS: libc::c_long = 1;
+    // SAFETY: a system call on plain integers; it reads and writes no memory of ours.
+    let r =
+        unsafe { libc::syscall(libc::SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0 as libc::c_long, ioprio as libc::c_long) };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
+}
+
 /// The calling thread's kernel id (what fio prints as `pid=` for `thread` jobs).
 pub fn gettid() -> u32 {
     // SAFETY: gettid has no arguments and cannot fail.

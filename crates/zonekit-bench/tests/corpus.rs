@@ -44,9 +44,9 @@ const EXPECTED: Counts = Counts {
     others_unset_variable: 14,
     others_unknown_option: 10,
     others_bad_value: 10,
-    runnable: 35,
+    runnable: 37,
     refused_engine: 26,
-    refused_option: 11,
+    refused_option: 9,
     conflict: 1,
 };
 

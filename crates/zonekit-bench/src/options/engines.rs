@@ -48,22 +48,74 @@ const R: Support = Support::Refused;
 const PERCENT: Kind = Kind::IntDirs { min: 0, max: 100 };
 const PORT: Kind = Kind::Int { min: 1, max: 65535 };
 
+/// Sets one `cmdprio*` value per direction (reads, writes; trims are ignored, as fio does).
+fn cmdprio_dirs(v: &super::value::Value, mut f: impl FnMut(usize, u32)) {
+    if let super::value::Value::IntDirs(d) = v {
+        for (i, x) in d.iter().take(2).enumerate() {
+            if let Some(x) = x {
+                f(i, *x as u32);
+            }
+        }
+    }
+}
+
+const CMDPRIO_PERCENTAGE: OptionDef = opt(
+    "cmdprio_percentage",
+    PERCENT,
+    E,
+    I,
+    "Share of I/Os (reads,writes) sent with the priority of cmdprio_class and cmdprio; the others take the job's (prioclass, prio).",
+)
+.apply(|o, v| {
+    let mut p = o.cmdprio.percentage;
+    cmdprio_dirs(v, |i, x| p[i] = x);
+    o.cmdprio.percentage = p;
+    Ok(())
+});
+const CMDPRIO_CLASS: OptionDef = opt(
+    "cmdprio_class",
+    Kind::IntDirs { min: 1, max: 3 },
+    E,
+    I,
+    "Priority class of those I/Os (1 real-time, the default; 2 best-effort; 3 idle).",
+)
+.apply(|o, v| {
+    let mut p = o.cmdprio.class;
+    cmdprio_dirs(v, |i, x| p[i] = x);
+    o.cmdprio.class = p;
+    Ok(())
+});
+const CMDPRIO_LEVEL: OptionDef =
+    opt("cmdprio", Kind::IntDirs { min: 0, max: 7 }, E, I, "Priority level of those I/Os.").apply(|o, v| {
+        let mut p = o.cmdprio.level;
+        cmdprio_dirs(v, |i, x| p[i] = x);
+        o.cmdprio.level = p;
+        Ok(())
+    });
+const CMDPRIO_BSSPLIT: OptionDef = opt(
+    "cmdprio_bssplit",
+    Kind::Special("bs/percent[/class/level]:… per direction"),
+    E,
+    I,
+    "Shares and priorities per block size (reads,writes); an entry without class/level takes cmdprio_class and cmdprio.",
+)
+.apply(|o, v| {
+    let text = v.as_text();
+    o.cmdprio.bssplit = super::cmdprio::parse_bssplit(text, o.kb_base)?;
+    o.cmdprio.bssplit_set = !text.trim().is_empty();
+    Ok(())
+});
+
 static IO_URING: &[OptionDef] = &[
     opt("hipri", Kind::Flag, E, I, "Polled completions (IORING_SETUP_IOPOLL); needs direct I/O on a polled queue.")
         .apply(|o, v| {
             o.io_uring.hipri = v.as_bool();
             Ok(())
         }),
-    opt("cmdprio_percentage", PERCENT, E, R, "Share of I/Os sent with the high priority, per direction."),
-    opt("cmdprio_class", Kind::IntDirs { min: 1, max: 3 }, E, R, "Priority class of the high-priority I/Os."),
-    opt("cmdprio", Kind::IntDirs { min: 0, max: 7 }, E, R, "Priority level of the high-priority I/Os."),
-    opt(
-        "cmdprio_bssplit",
-        Kind::Special("bs/percent[/class/level]:… per direction"),
-        E,
-        R,
-        "Priorities by block size.",
-    ),
+    CMDPRIO_PERCENTAGE,
+    CMDPRIO_CLASS,
+    CMDPRIO_LEVEL,
+    CMDPRIO_BSSPLIT,
     opt("fixedbufs", Kind::Flag, E, I, "Register the I/O buffers with the ring once.").apply(|o, v| {
         o.io_uring.fixedbufs = v.as_bool();
         Ok(())
@@ -99,7 +151,14 @@ static IO_URING: &[OptionDef] = &[
         };
         Ok(())
     }),
-    opt("uncached", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "RWF_UNCACHED for buffered I/O.").apply(
+    opt(
+        "uncached",
+        Kind::Int { min: 0, max: u32::MAX as i64 },
+        E,
+        I,
+        "RWF_UNCACHED (fio's value, 0x40) in each buffered read's and write's SQE; the kernel decides what it does (6.11 and later refuse it with EOPNOTSUPP).",
+    )
+    .apply(
         |o, v| {
             o.io_uring.uncached = v.as_int() != 0;
             Ok(())
@@ -145,16 +204,10 @@ static LIBAIO: &[OptionDef] = &[
         o.libaio.userspace_reap = v.as_bool();
         Ok(())
     }),
-    opt("cmdprio_percentage", PERCENT, E, R, "Share of I/Os sent with the high priority, per direction."),
-    opt("cmdprio_class", Kind::IntDirs { min: 1, max: 3 }, E, R, "Priority class of the high-priority I/Os."),
-    opt("cmdprio", Kind::IntDirs { min: 0, max: 7 }, E, R, "Priority level of the high-priority I/Os."),
-    opt(
-        "cmdprio_bssplit",
-        Kind::Special("bs/percent[/class/level]:… per direction"),
-        E,
-        R,
-        "Priorities by block size.",
-    ),
+    CMDPRIO_PERCENTAGE,
+    CMDPRIO_CLASS,
+    CMDPRIO_LEVEL,
+    CMDPRIO_BSSPLIT,
     opt("nowait", Kind::Bool, E, I, "RWF_NOWAIT: fail I/O that would block instead of waiting.").apply(|o, v| {
         o.libaio.nowait = v.as_bool();
         Ok(())
@@ -698,6 +751,9 @@ pub fn blk_engine(o: &JobOptions) -> Option<EngineKind> {
                 vectored: u.nonvectored.map(|non| !non),
                 nowait: u.nowait,
                 force_async: u.force_async,
+                // As fio: RWF_UNCACHED only without O_DIRECT.
+                uncached: u.uncached && !o.direct,
+                ioprio: o.job_ioprio().unwrap_or(0) as u16,
             })
         }
         "libaio" => {

@@ -472,6 +472,12 @@ pub struct JobOptions {
     pub io_uring: IoUringOptions,
     /// `libaio` engine options.
     pub libaio: LibaioOptions,
+    /// `cmdprio*` options of `io_uring` and `libaio`: per-I/O priorities.
+    pub cmdprio: super::cmdprio::CmdprioOptions,
+    /// `prio`: the job's I/O priority level.
+    pub prio: u32,
+    /// `prioclass`: the job's I/O priority class.
+    pub prioclass: u32,
     /// `pvsync2` engine options.
     pub pvsync2: Pvsync2Options,
     /// `mmap` engine option `thp`: transparent huge pages (a private map).
@@ -751,6 +757,13 @@ impl JobOptions {
         self.set.contains(name)
     }
 
+    /// The job's I/O priority (fio's `td->ioprio`: `prioclass << 13 | prio` when either is set,
+    /// else 0), or `None` when neither is set (the thread keeps the process's).
+    pub fn job_ioprio(&self) -> Option<u32> {
+        (self.is_set("prio") || self.is_set("prioclass"))
+            .then(|| super::cmdprio::ioprio_value(self.prioclass, self.prio))
+    }
+
     /// The smallest block size over the directions the job uses (fio's `td_min_bs`).
     pub fn min_bs_used(&self) -> u64 {
         let mut m = u64::MAX;
@@ -845,6 +858,9 @@ impl Default for JobOptions {
             atomic: false,
             io_uring: IoUringOptions::default(),
             libaio: LibaioOptions::default(),
+            cmdprio: Default::default(),
+            prio: 0,
+            prioclass: 0,
             pvsync2: Pvsync2Options::default(),
             mmap_thp: false,
             net: NetJobOptions { protocol: "tcp".into(), ttl: 1, ..NetJobOptions::default() },

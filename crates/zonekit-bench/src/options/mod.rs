@@ -2,6 +2,7 @@
 //! parsing, validation messages, `--cmdhelp`, the JSON "job options" echo and
 //! `docs/bench-options.md`; [`job::JobOptions`] holds the typed result.
 
+pub mod cmdprio;
 pub mod docs;
 pub mod engines;
 pub mod job;

@@ -145,7 +145,7 @@ fn atoi(s: &str) -> i64 {
 
 /// Splits a per-direction value `r,w,t` as fio's `str_split_parse`: without a comma one list
 /// serves all three directions; with one comma, trim takes the write list.
-fn split_dirs(s: &str) -> Result<[Option<&str>; 3], String> {
+pub(crate) fn split_dirs(s: &str) -> Result<[Option<&str>; 3], String> {
     let parts: Vec<&str> = s.split(',').collect();
     match parts.len() {
         1 => Ok([Some(parts[0]), Some(parts[0]), Some(parts[0])]),

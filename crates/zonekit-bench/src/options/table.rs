@@ -1239,8 +1239,16 @@ pub static OPTIONS: &[OptionDef] = &[
     opt("rwmixcycle", Kind::Removed, Category::IoType, Support::Rejected, "Removed from fio."),
     opt("nice", Kind::Int { min: -20, max: 19 }, Category::Process, Support::Ignored, "Nice value of the job; zonekit's threads keep the process's priority.")
         .def("0"),
-    opt("prio", Kind::Int { min: 0, max: 7 }, Category::Process, Support::Ignored, "I/O priority level of the job; not set by zonekit."),
-    opt("prioclass", Kind::Int { min: 0, max: 3 }, Category::Process, Support::Ignored, "I/O priority class of the job; not set by zonekit."),
+    opt("prio", Kind::Int { min: 0, max: 7 }, Category::Process, Support::Implemented, "I/O priority level of the job (ioprio_set on its thread, and the priority of each io_uring I/O).")
+        .apply(|o, v| {
+            o.prio = v.as_u32();
+            Ok(())
+        }),
+    opt("prioclass", Kind::Int { min: 0, max: 3 }, Category::Process, Support::Implemented, "I/O priority class of the job (1 real-time, 2 best-effort, 3 idle), as prio.")
+        .apply(|o, v| {
+            o.prioclass = v.as_u32();
+            Ok(())
+        }),
     opt("thinktime", Kind::Time { seconds: false }, Category::Rate, Support::Implemented, "Pause between I/Os (microseconds by default).")
         .def("0")
         .apply(|o, v| {
@@ -1527,7 +1535,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.log_offset = v.as_bool();
             Ok(())
         }),
-    opt("log_prio", Kind::Bool, Category::Logs, Support::Implemented, "Print the I/O priority in hex in each log entry (else whether it is real-time); zonekit issues I/O at priority 0.")
+    opt("log_prio", Kind::Bool, Category::Logs, Support::Implemented, "Print the I/O priority in hex in each log entry (else whether it is real-time): the job's (prioclass, prio) or the one cmdprio gave the I/O.")
         .def("0")
         .apply(|o, v| {
             o.log_prio = v.as_bool();

@@ -6,8 +6,8 @@
 
 use super::json::Json;
 use super::report::{
-    DdirReport, DiskAggReport, DiskUtilReport, JobInfo, JobReport, LatReport, RunReport, SampleReport, SyncReport,
-    UNIFIED_BOTH, UNIFIED_MIXED,
+    DdirReport, DiskAggReport, DiskUtilReport, JobInfo, JobReport, LatReport, PrioReport, RunReport, SampleReport,
+    SyncReport, UNIFIED_BOTH, UNIFIED_MIXED,
 };
 use crate::stats::hist::PercentileList;
 
@@ -85,6 +85,19 @@ fn ddir_of(d: &Json) -> DdirReport {
             stddev: f(d, "iops_stddev"),
             samples: u(d, "iops_samples"),
         },
+        prios: d
+            .get("prios")
+            .map(|a| {
+                a.elements()
+                    .iter()
+                    .map(|p| PrioReport {
+                        class: u(p, "prioclass") as u32,
+                        level: u(p, "prio") as u32,
+                        lat: lat(p.get("clat_ns").or_else(|| p.get("lat_ns"))),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
 }
 

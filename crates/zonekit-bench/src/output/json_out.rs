@@ -91,6 +91,23 @@ fn ddir_json(ts: &JobReport, rs: Option<&GroupReport>, i: usize, d: &DdirReport,
     o.add("slat_ns", lat_json(&d.slat, ts.slat_percentiles, plus));
     o.add("clat_ns", lat_json(&d.clat, ts.clat_percentiles, plus));
     o.add("lat_ns", lat_json(&d.lat, ts.lat_percentiles, plus));
+    if !d.prios.is_empty() {
+        // fio's per-priority objects: total latency under lat_percentiles, else completion.
+        let key = if ts.lat_percentiles { "lat_ns" } else { "clat_ns" };
+        let on = ts.clat_percentiles || ts.lat_percentiles;
+        let prios = d
+            .prios
+            .iter()
+            .map(|p| {
+                let mut po = Json::object();
+                po.add_u("prioclass", u64::from(p.class));
+                po.add_u("prio", u64::from(p.level));
+                po.add(key, lat_json(&p.lat, on, plus));
+                po
+            })
+            .collect();
+        o.add("prios", Json::Array(prios));
+    }
     let b = &d.bw;
     let (min, max, agg, mean, dev) = if b.samples != 0 {
         (b.min, b.max, agg_percent(rs, i, b.mean), b.mean, b.stddev)

@@ -276,6 +276,12 @@ fn ddir_block(ts: &JobReport, rs: Option<&GroupReport>, i: usize, d: &DdirReport
             display_lat(label, l.min, l.max, l.mean, l.stddev, out);
         }
     }
+    // fio's per-priority lines (there only when two or more priorities have samples).
+    let clat_type = if ts.lat_percentiles { "lat" } else { "clat" };
+    for p in &d.prios {
+        let l = &p.lat;
+        display_lat(&format!("{clat_type} prio {}/{}", p.class, p.level), l.min, l.max, l.mean, l.stddev, out);
+    }
     let prec = ts.percentile_list.precision();
     for (on, label, l) in [
         (ts.slat_percentiles, "slat", &d.slat),
@@ -287,6 +293,16 @@ fn ddir_block(ts: &JobReport, rs: Option<&GroupReport>, i: usize, d: &DdirReport
             && let Some(p) = &l.percentiles
         {
             percentiles(p, prec, label, out);
+        }
+    }
+    if ts.clat_percentiles || ts.lat_percentiles {
+        let all = if ts.lat_percentiles { d.lat.samples } else { d.clat.samples };
+        for p in &d.prios {
+            if let Some(vals) = &p.lat.percentiles {
+                let share = 100.0 * p.lat.samples as f64 / all as f64;
+                let name = format!("{clat_type} prio {}/{} ({share:.2}% of IOs)", p.class, p.level);
+                percentiles(vals, prec, &name, out);
+            }
         }
     }
     if d.bw.samples != 0 {

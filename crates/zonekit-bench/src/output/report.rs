@@ -136,6 +136,20 @@ pub struct DdirReport {
     pub bw: SampleReport,
     /// IOPS samples.
     pub iops: SampleReport,
+    /// Latency per I/O priority (fio's `prios`: clat, or lat with `lat_percentiles`), the
+    /// priorities with samples in fio's order; empty unless at least two have samples.
+    pub prios: Vec<PrioReport>,
+}
+
+/// One I/O priority's latencies in a direction.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PrioReport {
+    /// Priority class.
+    pub class: u32,
+    /// Priority level.
+    pub level: u32,
+    /// The latencies (percentiles when `clat_percentiles` or `lat_percentiles` is on).
+    pub lat: LatReport,
 }
 
 impl DdirReport {
@@ -383,7 +397,25 @@ fn ddir_report(stats: &JobStats, d: Ddir) -> DdirReport {
         ),
         bw: SampleReport::from_stat(&stats.bw_stat[i]),
         iops: SampleReport::from_stat(&stats.iops_stat[i]),
+        prios: prio_reports(stats, i),
     }
+}
+
+/// fio's per-priority numbers of direction `i`, shown when two or more priorities have samples.
+fn prio_reports(stats: &JobStats, i: usize) -> Vec<PrioReport> {
+    let list = crate::stats::prio::view(stats, i);
+    if crate::stats::prio::with_samples(&list) < 2 {
+        return Vec::new();
+    }
+    let on = stats.clat_percentiles || stats.lat_percentiles;
+    list.iter()
+        .filter(|p| p.stat.summary().is_some())
+        .map(|p| PrioReport {
+            class: p.class(),
+            level: p.level(),
+            lat: LatReport::from_stat(&p.stat).with_hist(Some(&p.hist), &stats.percentile_list, on),
+        })
+        .collect()
 }
 
 impl JobReport {

@@ -15,10 +15,11 @@
 //! in the simulated-time driver ([`crate::run::sim`]) it yields to the event loop, which moves
 //! the simulated clock.
 
+use crate::options::cmdprio::CmdPrio;
 use crate::run::buffers::{BufferContent, BufferGen};
 use crate::run::iolog::IologWriter;
 use crate::run::pacing::{LatSearch, LatencyVerdict, PaceConfig, Pacer, TargetStep};
-use crate::stats::{Ddir as StatDdir, ThreadStats};
+use crate::stats::{Ddir as StatDdir, IoPrio, ThreadStats};
 use crate::verify::run::{JobVerify, ReadCheck};
 use crate::workload::{Dir, NextIo, Proposal, Workload, ZoneHooks};
 use crate::zbd::{Decision, JobIo, ZoneIo, ZoneJob};
@@ -146,6 +147,8 @@ pub struct LoopConfig {
     pub pacing: PaceConfig,
     /// `write_iolog`: log every I/O as it is queued (fio's iolog version 3).
     pub write_iolog: Option<std::path::PathBuf>,
+    /// `cmdprio*`: the priority of each read and write, when some take one of their own.
+    pub cmdprio: Option<CmdPrio>,
 }
 
 /// How the loop ended.
@@ -205,6 +208,8 @@ struct Slot {
     zone: Option<u32>,
     /// Holds a zone reset that the engine queued.
     reset: bool,
+    /// The priority `cmdprio*` gave the I/O (`None`: the job's).
+    prio: Option<IoPrio>,
 }
 
 /// An I/O ready to be issued: where it goes, the zone it holds locked (`zonemode=zbd`), and
@@ -289,6 +294,8 @@ struct Core<'a, C: Clock> {
     iolog: Option<IologWriter>,
     /// `fill_device`: the device is full, the job is done.
     full: bool,
+    /// The priority of the I/O being submitted or completed (`None`: the job's).
+    io_prio: Option<IoPrio>,
 }
 
 impl<C: Clock> Core<'_, C> {
@@ -378,7 +385,11 @@ impl<C: Clock> Core<'_, C> {
             if let (Some(io), false) = (slot.io, self.ramping)
                 && let Some(d) = stat_ddir(io.dir)
             {
-                self.stats.slat_done(d, io.len, t - slot.start, t.saturating_sub(self.epoch_ns));
+                let now = t.saturating_sub(self.epoch_ns);
+                match slot.prio {
+                    Some(p) => self.stats.slat_done_prio(d, io.len, t - slot.start, now, p.ioprio),
+                    None => self.stats.slat_done(d, io.len, t - slot.start, now),
+                }
             }
         }
         if !self.ramping {
@@ -442,6 +453,7 @@ impl<C: Clock> Core<'_, C> {
                 {
                     zj.completed(&Self::zone_io(&io), z, self.cfg.job_id);
                 }
+                self.io_prio = slot.prio;
                 self.complete(c.tag, io, i64::from(c.result), slot.start, slot.issue, c.at_ns);
             }
         }
@@ -449,6 +461,7 @@ impl<C: Clock> Core<'_, C> {
     }
 
     fn complete(&mut self, tag: u32, io: NextIo, res: i64, start: u64, issue: u64, done: u64) {
+        let prio = self.io_prio.take();
         self.last_done = done;
         if let Some(v) = self.verify.as_mut() {
             let name = self.cfg.file_names.get(io.file).map_or("", String::as_str);
@@ -506,7 +519,10 @@ impl<C: Clock> Core<'_, C> {
                     self.stats.short_io(d);
                 }
                 // The submission latency was recorded at commit.
-                self.stats.io_done_at(d, bytes, io.offset, None, done - issue, done - start, now);
+                match prio {
+                    Some(p) => self.stats.io_done_prio(d, bytes, io.offset, None, done - issue, done - start, now, p),
+                    None => self.stats.io_done_at(d, bytes, io.offset, None, done - issue, done - start, now),
+                }
             }
         }
         self.since_progress += 1;
@@ -709,6 +725,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 drain: false,
                 iolog: None,
                 full: false,
+                io_prio: None,
                 cfg,
             },
             workload,
@@ -1025,7 +1042,17 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             return Queued::Completed(r.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32);
         }
         let eio = Io { tag, ddir: engine_ddir(io.dir), file: io.file as u32, offset: io.offset, len: io.len as u32 };
-        self.core.engine.queue(&eio)
+        // fio's cmdprio: a read or write may take a priority of its own.
+        let pick = match (self.core.cfg.cmdprio.as_mut(), io.dir) {
+            (Some(c), Dir::Read) => c.pick(0, io.len),
+            (Some(c), Dir::Write) => c.pick(1, io.len),
+            _ => None,
+        };
+        self.core.io_prio = pick.map(|p| IoPrio { ioprio: p.prio, index: p.index });
+        match pick {
+            Some(p) => self.core.engine.queue_prio(&eio, p.prio),
+            None => self.core.engine.queue(&eio),
+        }
     }
 
     /// What submission does to the zone the I/O holds (fio's `zbd_queue_io`).
@@ -1151,7 +1178,14 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     self.zone_queued(&issue, true, 0);
                     let c = &mut self.core;
                     c.free.pop();
-                    c.slots[tag as usize] = Slot { io: Some(io), start, issue: start, zone: issue.zone, reset: false };
+                    c.slots[tag as usize] = Slot {
+                        io: Some(io),
+                        start,
+                        issue: start,
+                        zone: issue.zone,
+                        reset: false,
+                        prio: c.io_prio.take(),
+                    };
                     c.pending.push(tag);
                     c.batch_queued += 1;
                     c.inflight += 1;
@@ -1436,6 +1470,7 @@ mod tests {
             zbd: false,
             pacing: PaceConfig::default(),
             write_iolog: None,
+            cmdprio: None,
         }
     }
 

@@ -731,6 +731,15 @@ pub async fn run_prepared<C: Clock>(
         return o;
     }
 
+    // fio's thread_main: the job's I/O priority is set before its engine is set up (on this
+    // thread, which issues the job's I/O; not in simulated time, where jobs share a thread).
+    if let Some(p) = opts.job_ioprio()
+        && clock.as_real().is_some()
+        && let Err(e) = crate::sys::ioprio_set_thread(p)
+    {
+        return fail(&run, started, errno_of(&e), "ioprio_set".into());
+    }
+
     // Open the files (or the devices) and the engine.
     let mut handles = Vec::new();
     let engine = if on_devices && opts.ioengine != "null" {
@@ -853,6 +862,18 @@ pub async fn run_prepared<C: Clock>(
         stats.zone_reset();
     }
     let mut loop_cfg = sizing::loop_config(&opts, &files, seed);
+    let job_prio = opts.job_ioprio().unwrap_or(0);
+    loop_cfg.cmdprio = crate::options::cmdprio::CmdPrio::new(
+        &opts.cmdprio,
+        job_prio,
+        opts.rw.reads(),
+        opts.rw.writes(),
+        wspec.rand.seeds.rand(crate::rng::Purpose::Prio, false),
+    );
+    match &loop_cfg.cmdprio {
+        Some(c) => stats.set_prios(job_prio, [c.prios(0), c.prios(1)]),
+        None => stats.set_prios(job_prio, [&[], &[]]),
+    }
     if opts.dedupe_global && !run.seeds.is_empty() {
         loop_cfg.content.peers = Some((run.seeds.clone(), run.thread_number - 1));
     }

@@ -84,6 +84,8 @@ pub struct LogSample {
     pub bs: u64,
     /// Offset of the I/O (0 for averaged entries); printed only with `log_offset=1`.
     pub offset: u64,
+    /// The I/O's priority (class << 13 | level; 0 for averaged entries).
+    pub prio: u16,
 }
 
 /// fio's flag in a binary sample's direction word: the record carries an offset.
@@ -104,7 +106,7 @@ impl LogSample {
         out.extend_from_slice(&self.time_ms.to_le_bytes());
         out.extend_from_slice(&self.value.to_le_bytes());
         out.extend_from_slice(&ddir.to_le_bytes());
-        out.extend_from_slice(&0u16.to_le_bytes()); // priority: zonekit issues every I/O at 0
+        out.extend_from_slice(&self.prio.to_le_bytes());
         out.extend_from_slice(&[0, 0]);
         out.extend_from_slice(&self.bs.to_le_bytes());
         if log_offset {
@@ -262,8 +264,13 @@ impl IoLog {
     /// Adds a sample at `elapsed_ms` (fio's `add_log_sample`); returns ms until the current
     /// window closes (0 without averaging).
     pub fn add(&mut self, elapsed_ms: u64, value: u64, ddir: usize, bs: u64, offset: u64) -> u64 {
+        self.add_prio(elapsed_ms, value, ddir, bs, offset, 0)
+    }
+
+    /// [`IoLog::add`] of an I/O sent with priority `prio` (logged as is when every I/O is).
+    pub fn add_prio(&mut self, elapsed_ms: u64, value: u64, ddir: usize, bs: u64, offset: u64, prio: u16) -> u64 {
         if self.cfg.avg_msec == 0 {
-            self.push(LogSample { time_ms: elapsed_ms, value, ddir: ddir as u8, bs, offset });
+            self.push(LogSample { time_ms: elapsed_ms, value, ddir: ddir as u8, bs, offset, prio });
             return 0;
         }
         self.avg_window[ddir].add(value);
@@ -296,7 +303,7 @@ impl IoLog {
         let w = self.avg_window[ddir];
         if w.samples != 0 {
             let value = if self.cfg.log_max { w.max } else { (w.mean + 0.50) as u64 };
-            self.push(LogSample { time_ms: elapsed_ms, value, ddir: ddir as u8, bs: 0, offset: 0 });
+            self.push(LogSample { time_ms: elapsed_ms, value, ddir: ddir as u8, bs: 0, offset: 0, prio: 0 });
         }
         self.avg_window[ddir] = IoStat::new();
     }

@@ -6,6 +6,7 @@
 pub mod hist;
 pub mod iostat;
 pub mod log;
+pub mod prio;
 mod thread;
 
 pub use hist::{PercentileList, PlatHistogram};

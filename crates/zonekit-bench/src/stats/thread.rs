@@ -259,6 +259,12 @@ pub struct JobStats {
     /// The queue depth `latency_target` settled on (0: the job had no target; fio reports
     /// `iodepth` then).
     pub latency_depth: u32,
+    /// The job's I/O priority (fio's `ts->ioprio`: `prioclass`/`prio`, 0 when not set).
+    pub ioprio: u32,
+    /// Latency per I/O priority and direction (fio's `clat_prio`), the job's priority first: kept
+    /// for the directions where `cmdprio*` gives some I/Os another priority, filled by summing
+    /// ([`super::prio`]) when a group's jobs ran at different priorities.
+    pub clat_prio: [Vec<super::prio::PrioStat>; 3],
 }
 
 impl JobStats {
@@ -302,6 +308,8 @@ impl JobStats {
             slat_percentiles: cfg.slat_percentiles,
             percentile_list: cfg.percentile_list.clone(),
             latency_depth: 0,
+            ioprio: 0,
+            clat_prio: Default::default(),
         }
     }
 
@@ -314,6 +322,11 @@ impl JobStats {
     /// bandwidth and IOPS samples add up (a group's bandwidth is the sum of its jobs'), runtime is
     /// the longest, counters and cpu add up.
     pub fn merge(&mut self, src: &JobStats) {
+        for l in 0..3 {
+            let mut prios = super::prio::view(self, l);
+            super::prio::sum_into(&mut prios, super::prio::view(src, l));
+            self.clat_prio[l] = prios;
+        }
         for l in 0..3 {
             self.clat_stat[l].merge(&src.clat_stat[l]);
             self.slat_stat[l].merge(&src.slat_stat[l]);
@@ -379,6 +392,10 @@ impl JobStats {
         m.drop_io_u = [0; 3];
         m.total_io_u = [0, 0, 0, self.total_io_u[3]];
         m.plat = Default::default();
+        m.clat_prio = Default::default();
+        for l in 0..3 {
+            super::prio::sum_into(&mut m.clat_prio[0], super::prio::view(self, l));
+        }
         for l in 0..3 {
             m.clat_stat[0].merge(&self.clat_stat[l]);
             m.slat_stat[0].merge(&self.slat_stat[l]);
@@ -448,6 +465,16 @@ fn lat_bucket_below_1000(v: u64) -> usize {
         500..=749 => 8,
         _ => 9,
     }
+}
+
+/// The priority an I/O was sent with: its value (class << 13 | level) and the index of its
+/// latencies in the job's per-priority statistics ([`ThreadStats::set_prios`]; 0 is the job's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct IoPrio {
+    /// The priority value.
+    pub ioprio: u16,
+    /// Index of its statistics.
+    pub index: usize,
 }
 
 /// What a sample-interval check did; see [`ThreadStats::tick`].
@@ -567,13 +594,20 @@ impl ThreadStats {
     /// Records the submission latency of an I/O of `bytes` at `now_ns` (async engines, when the
     /// I/O was queued: fio's `add_slat_sample`).
     pub fn slat_done(&mut self, ddir: Ddir, bytes: u64, slat_ns: u64, now_ns: u64) {
+        let prio = self.js.ioprio as u16;
+        self.slat_done_prio(ddir, bytes, slat_ns, now_ns, prio);
+    }
+
+    /// [`ThreadStats::slat_done`] of an I/O sent with priority `ioprio` (its slat log entry
+    /// carries it).
+    pub fn slat_done_prio(&mut self, ddir: Ddir, bytes: u64, slat_ns: u64, now_ns: u64, ioprio: u16) {
         if self.cfg.disable_slat {
             return;
         }
         let d = ddir.index();
         self.js.slat_stat[d].add(slat_ns);
         if let Some(l) = &mut self.slat_log {
-            l.add(now_ns / NS_PER_MS, slat_ns, d, bytes, 0);
+            l.add_prio(now_ns / NS_PER_MS, slat_ns, d, bytes, 0, ioprio);
         }
         if let Some(h) = &mut self.js.plat[LatKind::Slat as usize][d] {
             h.add(slat_ns);
@@ -601,9 +635,37 @@ impl ThreadStats {
         lat_ns: u64,
         now_ns: u64,
     ) {
+        let prio = IoPrio { ioprio: self.js.ioprio as u16, index: 0 };
+        self.io_done_prio(ddir, bytes, offset, slat_ns, clat_ns, lat_ns, now_ns, prio);
+    }
+
+    /// The job's priority and the priorities its `cmdprio*` options give some I/Os, per
+    /// direction (read, write), the job's first ([`crate::options::cmdprio::CmdPrio::prios`]):
+    /// latencies are then kept per priority in those directions too.
+    pub fn set_prios(&mut self, ioprio: u32, prios: [&[u32]; 2]) {
+        self.js.ioprio = ioprio;
+        for (d, list) in prios.iter().enumerate() {
+            self.js.clat_prio[d] = list.iter().map(|&p| super::prio::PrioStat::new(p)).collect();
+        }
+    }
+
+    /// [`ThreadStats::io_done_at`] of an I/O sent with priority `prio` (fio's `add_clat_sample`
+    /// and `add_lat_sample` with the io_u's `ioprio` and `clat_prio_index`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn io_done_prio(
+        &mut self,
+        ddir: Ddir,
+        bytes: u64,
+        offset: u64,
+        slat_ns: Option<u64>,
+        clat_ns: u64,
+        lat_ns: u64,
+        now_ns: u64,
+        prio: IoPrio,
+    ) {
         let d = ddir.index();
         if let Some(s) = slat_ns {
-            self.slat_done(ddir, bytes, s, now_ns);
+            self.slat_done_prio(ddir, bytes, s, now_ns, prio.ioprio);
         }
         self.js.io_bytes[d] += bytes;
         self.this_io_bytes[d] += bytes;
@@ -612,16 +674,30 @@ impl ThreadStats {
         if !self.cfg.disable_lat {
             self.js.lat_stat[d].add(lat_ns);
             if let Some(l) = &mut self.lat_log {
-                l.add(now_ms, lat_ns, d, bytes, offset);
+                l.add_prio(now_ms, lat_ns, d, bytes, offset, prio.ioprio);
             }
             if let Some(h) = &mut self.js.plat[LatKind::Lat as usize][d] {
                 h.add(lat_ns);
             }
+            if self.cfg.lat_percentiles
+                && let Some(p) = self.js.clat_prio[d].get_mut(prio.index)
+            {
+                p.stat.add(lat_ns);
+                p.hist.add(lat_ns);
+            }
         }
         if !self.cfg.disable_clat {
             self.js.clat_stat[d].add(clat_ns);
+            if !self.cfg.lat_percentiles
+                && let Some(p) = self.js.clat_prio[d].get_mut(prio.index)
+            {
+                p.stat.add(clat_ns);
+                if self.cfg.clat_percentiles {
+                    p.hist.add(clat_ns);
+                }
+            }
             if let Some(l) = &mut self.clat_log {
-                l.add(now_ms, clat_ns, d, bytes, offset);
+                l.add_prio(now_ms, clat_ns, d, bytes, offset, prio.ioprio);
             }
             if let Some(h) = &mut self.js.plat[LatKind::Clat as usize][d] {
                 h.add(clat_ns);
@@ -637,14 +713,14 @@ impl ThreadStats {
         {
             let rate = (bytes * 1_000_000).checked_div(clat_ns).unwrap_or(0);
             self.js.bw_stat[d].add(rate);
-            l.add(now_ms, rate, d, bytes, offset);
+            l.add_prio(now_ms, rate, d, bytes, offset, prio.ioprio);
             self.stat_io_bytes[d] = self.this_io_bytes[d];
         }
         if let Some(l) = &mut self.iops_log
             && l.per_unit()
         {
             self.js.iops_stat[d].add(1);
-            l.add(now_ms, 1, d, bytes, offset);
+            l.add_prio(now_ms, 1, d, bytes, offset, prio.ioprio);
             self.stat_io_blocks[d] = self.this_io_blocks[d];
         }
     }

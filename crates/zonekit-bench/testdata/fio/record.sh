@@ -67,6 +67,12 @@ want unified-both && run unified-both --name=ub --filename=$SHM/a.img --size=64M
 # (fio compares in long double): 20 and 1000 I/Os.
 want small-n && run small-n --name=sn --filename=$SHM/a.img --size=80k --rw=randread --bs=4k \
     --ioengine=psync --percentile_list=5:10:15:20:25:30:35:40:45:50:55:60:65:70:75:80:85:90:95:100 $F
+# cmdprio: per-priority latencies (two priorities, clat; three with cmdprio_bssplit, lat, libaio).
+want cmdprio && run cmdprio --name=cp --filename=$SHM/c.img --size=16M --rw=randrw --bs=4k \
+    --ioengine=io_uring --iodepth=4 --cmdprio_percentage=30 $F
+want cmdprio-bssplit && run cmdprio-bssplit --name=cb --filename=$SHM/c.img --size=16M --rw=randread \
+    --bssplit=4k/50:8k/50 --ioengine=libaio --iodepth=4 --lat_percentiles=1 \
+    --cmdprio_bssplit=4k/50/1/3:8k/20/2/5:8k/30 $F
 want n1000 && run n1000 --name=k --filename=$SHM/a.img --size=4000k --rw=randwrite --bs=4k \
     --ioengine=io_uring --iodepth=2 --lat_percentiles=1 --slat_percentiles=1 \
     --percentile_list=0.1:1:10:30:60:70:90:99:99.8:99.9:99.99:100 $F

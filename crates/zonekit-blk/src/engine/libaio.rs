@@ -49,6 +49,31 @@ impl Engine for LibaioEngine {
 
     #[inline]
     fn queue(&mut self, io: &Io) -> Queued {
+        self.queue_with(io, None)
+    }
+
+    fn queue_prio(&mut self, io: &Io, ioprio: u16) -> Queued {
+        self.queue_with(io, Some(ioprio))
+    }
+
+    #[inline]
+    fn commit(&mut self) -> io::Result<usize> {
+        self.aio.submit()
+    }
+
+    #[inline]
+    fn getevents(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+        let from = out.len();
+        let n = self.aio.getevents(min, max, out)?;
+        stamp(out, from, &self.clock);
+        Ok(n)
+    }
+}
+
+impl LibaioEngine {
+    /// `queue`, with the priority of a read or write of its own when `ioprio` is given.
+    #[inline]
+    fn queue_with(&mut self, io: &Io, ioprio: Option<u16>) -> Queued {
         let file = io.file as usize;
         let Some(t) = self.files.get(file) else { return Queued::Completed(-libc::EBADF) };
         let rw = match io.ddir {
@@ -64,22 +89,14 @@ impl Engine for LibaioEngine {
             }
         };
         match self.aio.push_rw(io.tag as usize, rw, file, io.offset, io.len, self.rw_flags) {
-            Ok(()) => Queued::Queued,
+            Ok(()) => {
+                if let Some(p) = ioprio {
+                    self.aio.set_ioprio(io.tag as usize, p);
+                }
+                Queued::Queued
+            }
             Err(PushError::Busy) => Queued::Busy,
             Err(PushError::BadSlot | PushError::TooLong) => Queued::Completed(-libc::EINVAL),
         }
-    }
-
-    #[inline]
-    fn commit(&mut self) -> io::Result<usize> {
-        self.aio.submit()
-    }
-
-    #[inline]
-    fn getevents(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
-        let from = out.len();
-        let n = self.aio.getevents(min, max, out)?;
-        stamp(out, from, &self.clock);
-        Ok(n)
     }
 }

@@ -67,6 +67,9 @@ use crate::clock::RealClock;
 use crate::sys;
 use crate::sys::buf::SlotBuffers;
 
+/// fio 3.33's `RWF_UNCACHED`, passed on as its value, whatever the running kernel calls it.
+pub(crate) const RWF_UNCACHED: i32 = 0x40;
+
 /// `getevents` of the engines that complete I/Os at commit (`null` above depth 1, `vsync`): as
 /// fio, the completed I/Os are handed back, and their slots freed, only when the caller waits
 /// for some (`min > 0`). Returns how many were appended to `out`.
@@ -200,6 +203,15 @@ pub trait Engine: Send {
 
     /// Queue an I/O on slot `tag`.
     fn queue(&mut self, io: &Io) -> Queued;
+
+    /// Queue a read or write on slot `tag` with an I/O priority of its own (`ioprio`: the
+    /// kernel's class << 13 | level), as fio's `cmdprio*` options give one: `io_uring` puts it in
+    /// the SQE, `libaio` in the iocb (`IOCB_FLAG_IOPRIO`). Engines without a per-I/O priority
+    /// queue the I/O as [`Engine::queue`] does.
+    fn queue_prio(&mut self, io: &Io, ioprio: u16) -> Queued {
+        let _ = ioprio;
+        self.queue(io)
+    }
 
     /// Send every queued I/O to the kernel; returns how many were sent.
     fn commit(&mut self) -> io::Result<usize>;
@@ -360,6 +372,13 @@ pub struct UringOptions {
     pub nowait: bool,
     /// `IOSQE_ASYNC` (straight to a kernel worker) on every N-th I/O; 0: never.
     pub force_async: u32,
+    /// fio's `RWF_UNCACHED` (`0x40`) on every transfer (fio sets it only on buffered I/O); the
+    /// kernel decides what it means, as for [`Pvsync2Options::uncached`].
+    pub uncached: bool,
+    /// The I/O priority of every read and write (the SQE's `ioprio`: class << 13 | level), as fio
+    /// sets the job's priority (`prioclass`, `prio`) on each, since a submission thread does not
+    /// inherit the issuer's; [`Engine::queue_prio`] gives one I/O another.
+    pub ioprio: u16,
 }
 
 /// Settings of the native AIO engine.

@@ -600,6 +600,56 @@ fn pvsync2_passes_fios_uncached_flag_to_the_kernel() {
 }
 
 #[test]
+fn io_uring_passes_fios_uncached_flag_in_the_sqe() {
+    // The same write through pwritev2 with 0x40 by hand and through the ring's rw_flags ends
+    // the same (EOPNOTSUPP on kernels that read 0x40 as RWF_ATOMIC, a write on older ones).
+    let s = Scratch::new("/dev/shm").unwrap();
+    let path = s.path("uncached");
+    let fd = open_rw(&path, 1 << 20, false);
+    let by_hand = {
+        let f = std::fs::File::from(fd.try_clone().unwrap());
+        let flags = rustix::io::ReadWriteFlags::from_bits_retain(0x40);
+        crate::engine::io_result(crate::sys::io::pwritev2(std::os::fd::AsFd::as_fd(&f), &[0u8; 4096], 0, flags))
+    };
+    let kind = EngineKind::IoUring(UringOptions { uncached: true, ..UringOptions::default() });
+    let mut e = make(kind, 1, vec![fd]);
+    assert_eq!(run(e.as_mut(), io(0, Ddir::Write, 4096, 4096)), by_hand);
+    let mut plain = make(EngineKind::IoUring(UringOptions::default()), 1, vec![open_rw(&path, 1 << 20, false)]);
+    assert_eq!(run(plain.as_mut(), io(0, Ddir::Write, 4096, 4096)), 4096, "without the flag it writes");
+}
+
+/// Queue `io` with its own priority, commit, and wait for its completion.
+fn run_prio(e: &mut dyn Engine, io: Io, ioprio: u16) -> i32 {
+    assert_eq!(e.queue_prio(&io, ioprio), Queued::Queued);
+    e.commit().unwrap();
+    let mut out = Vec::new();
+    loop {
+        e.getevents(1, usize::MAX, &mut out).unwrap();
+        if let Some(c) = out.iter().find(|c| c.tag == io.tag) {
+            return c.result;
+        }
+    }
+}
+
+#[test]
+fn io_uring_and_libaio_hand_each_ios_priority_to_the_kernel() {
+    // The kernel checks a request's priority: a best-effort one is taken, class 7 does not
+    // exist and fails the I/O with EINVAL, which shows that the priority reached it.
+    let s = Scratch::new("/dev/shm").unwrap();
+    let path = s.path("prio");
+    for kind in [EngineKind::IoUring(UringOptions::default()), EngineKind::Libaio(LibaioOptions::default())] {
+        let mut e = make(kind.clone(), 2, vec![open_rw(&path, 1 << 20, false)]);
+        assert_eq!(run_prio(e.as_mut(), io(0, Ddir::Write, 0, 4096), (2 << 13) | 5), 4096, "{kind:?}");
+        assert_eq!(run_prio(e.as_mut(), io(1, Ddir::Read, 0, 4096), 7 << 13), -libc::EINVAL, "{kind:?}");
+        assert_eq!(run(e.as_mut(), io(0, Ddir::Read, 0, 4096)), 4096, "{kind:?}: the next I/O has none");
+    }
+    // The job's priority on every io_uring read and write.
+    let kind = EngineKind::IoUring(UringOptions { ioprio: 7 << 13, ..UringOptions::default() });
+    let mut e = make(kind, 1, vec![open_rw(&path, 1 << 20, false)]);
+    assert_eq!(run(e.as_mut(), io(0, Ddir::Read, 0, 4096)), -libc::EINVAL);
+}
+
+#[test]
 fn net_engines_move_blocks_between_a_listener_and_a_sender() {
     use crate::engine::{NetOptions, NetProto};
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();

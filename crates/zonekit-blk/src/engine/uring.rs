@@ -18,6 +18,8 @@ pub(crate) struct UringEngine {
     ring: Ring,
     files: Vec<Target>,
     rw_flags: i32,
+    /// The priority of every read and write (the job's).
+    ioprio: u16,
     /// `force_async=N`: every Nth I/O gets `IOSQE_ASYNC`.
     force_async: u32,
     prepped: u32,
@@ -36,7 +38,10 @@ impl UringEngine {
             sqpoll_cpu: o.sqpoll_cpu.filter(|_| o.sqpoll),
             vectored: o.vectored,
         };
-        let rw_flags = if o.nowait { libc::RWF_NOWAIT } else { 0 };
+        let mut rw_flags = if o.nowait { libc::RWF_NOWAIT } else { 0 };
+        if o.uncached {
+            rw_flags |= super::RWF_UNCACHED;
+        }
         let common = Common::new(NAME, &mut config)?;
         let fds = common.raw_fds();
         let ring = Ring::new(setup, common.bufs, fds).map_err(|source| EngineError::Setup { engine: NAME, source })?;
@@ -44,6 +49,7 @@ impl UringEngine {
             ring,
             files: common.files,
             rw_flags,
+            ioprio: o.ioprio,
             force_async: o.force_async,
             prepped: 0,
             clock: config.clock,
@@ -80,6 +86,31 @@ impl Engine for UringEngine {
 
     #[inline]
     fn queue(&mut self, io: &Io) -> Queued {
+        self.queue_with(io, self.ioprio)
+    }
+
+    fn queue_prio(&mut self, io: &Io, ioprio: u16) -> Queued {
+        self.queue_with(io, ioprio)
+    }
+
+    #[inline]
+    fn commit(&mut self) -> io::Result<usize> {
+        self.ring.submit()
+    }
+
+    #[inline]
+    fn getevents(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+        let from = out.len();
+        let n = self.ring.getevents(min, max, out)?;
+        stamp(out, from, &self.clock);
+        Ok(n)
+    }
+}
+
+impl UringEngine {
+    /// `queue` with the priority of a read or write.
+    #[inline]
+    fn queue_with(&mut self, io: &Io, ioprio: u16) -> Queued {
         let file = io.file as usize;
         if file >= self.files.len() {
             return Queued::Completed(-libc::EBADF);
@@ -88,7 +119,7 @@ impl Engine for UringEngine {
             Ddir::Read | Ddir::Write => {
                 let rw = if io.ddir == Ddir::Read { Rw::Read } else { Rw::Write };
                 let force_async = self.force();
-                let x = Xfer { rw, file, offset: io.offset, len: io.len, rw_flags: self.rw_flags, force_async };
+                let x = Xfer { rw, file, offset: io.offset, len: io.len, rw_flags: self.rw_flags, force_async, ioprio };
                 self.ring.push_rw(io.tag as usize, &x)
             }
             Ddir::Sync | Ddir::DataSync => self.ring.push_fsync(io.tag as usize, file, io.ddir == Ddir::DataSync),
@@ -108,18 +139,5 @@ impl Engine for UringEngine {
             Err(PushError::Busy) => Queued::Busy,
             Err(PushError::BadSlot | PushError::TooLong) => Queued::Completed(-libc::EINVAL),
         }
-    }
-
-    #[inline]
-    fn commit(&mut self) -> io::Result<usize> {
-        self.ring.submit()
-    }
-
-    #[inline]
-    fn getevents(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
-        let from = out.len();
-        let n = self.ring.getevents(min, max, out)?;
-        stamp(out, from, &self.clock);
-        Ok(n)
     }
 }

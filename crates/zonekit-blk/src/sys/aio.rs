@@ -39,6 +39,9 @@ struct Iocb {
     aio_resfd: u32,
 }
 
+/// `IOCB_FLAG_IOPRIO`: the iocb's `aio_reqprio` is its I/O priority.
+const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
+
 /// `struct io_event`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
@@ -185,6 +188,15 @@ impl Aio {
         self.queue.push(tag as u32);
         self.busy[tag] = true;
         Ok(())
+    }
+
+    /// Give the I/O just pushed on slot `tag` the priority `ioprio` (class << 13 | level):
+    /// `aio_reqprio` with `IOCB_FLAG_IOPRIO`, as fio's `cmdprio*` options set it.
+    pub fn set_ioprio(&mut self, tag: usize, ioprio: u16) {
+        if let Some(cb) = self.iocbs.get_mut(tag) {
+            cb.aio_reqprio = ioprio as i16;
+            cb.aio_flags |= IOCB_FLAG_IOPRIO;
+        }
     }
 
     /// `io_submit` every pushed I/O; returns how many the kernel took. An iocb the kernel refuses

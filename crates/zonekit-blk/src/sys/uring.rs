@@ -49,6 +49,8 @@ pub struct Xfer {
     pub rw_flags: i32,
     /// Set `IOSQE_ASYNC` (go straight to a kernel worker).
     pub force_async: bool,
+    /// The SQE's `ioprio` (class << 13 | level).
+    pub ioprio: u16,
 }
 
 /// An io_uring instance with `depth` slots, each owning one buffer.
@@ -169,7 +171,7 @@ impl Ring {
     /// Queue the transfer `x` on slot `tag`.
     #[inline]
     pub fn push_rw(&mut self, tag: usize, x: &Xfer) -> Result<(), PushError> {
-        let Xfer { rw, file, offset, len, rw_flags, force_async } = *x;
+        let Xfer { rw, file, offset, len, rw_flags, force_async, ioprio } = *x;
         self.claim(tag)?;
         if len as usize > self.bufs.size() {
             return Err(PushError::TooLong);
@@ -181,22 +183,28 @@ impl Ring {
         let buf = self.bufs.slot_ptr(tag);
         let entry = if self.setup.fixed_bufs {
             match rw {
-                Rw::Read => opcode::ReadFixed::new(fd, buf, len, tag as u16).offset(offset).rw_flags(rw_flags).build(),
-                Rw::Write => {
-                    opcode::WriteFixed::new(fd, buf, len, tag as u16).offset(offset).rw_flags(rw_flags).build()
-                }
+                Rw::Read => opcode::ReadFixed::new(fd, buf, len, tag as u16)
+                    .offset(offset)
+                    .rw_flags(rw_flags)
+                    .ioprio(ioprio)
+                    .build(),
+                Rw::Write => opcode::WriteFixed::new(fd, buf, len, tag as u16)
+                    .offset(offset)
+                    .rw_flags(rw_flags)
+                    .ioprio(ioprio)
+                    .build(),
             }
         } else if self.vectored {
             self.iovecs[tag].iov_len = len as usize;
             let iov: *const libc::iovec = &self.iovecs[tag];
             match rw {
-                Rw::Read => opcode::Readv::new(fd, iov, 1).offset(offset).rw_flags(rw_flags).build(),
-                Rw::Write => opcode::Writev::new(fd, iov, 1).offset(offset).rw_flags(rw_flags).build(),
+                Rw::Read => opcode::Readv::new(fd, iov, 1).offset(offset).rw_flags(rw_flags).ioprio(ioprio).build(),
+                Rw::Write => opcode::Writev::new(fd, iov, 1).offset(offset).rw_flags(rw_flags).ioprio(ioprio).build(),
             }
         } else {
             match rw {
-                Rw::Read => opcode::Read::new(fd, buf, len).offset(offset).rw_flags(rw_flags).build(),
-                Rw::Write => opcode::Write::new(fd, buf, len).offset(offset).rw_flags(rw_flags).build(),
+                Rw::Read => opcode::Read::new(fd, buf, len).offset(offset).rw_flags(rw_flags).ioprio(ioprio).build(),
+                Rw::Write => opcode::Write::new(fd, buf, len).offset(offset).rw_flags(rw_flags).ioprio(ioprio).build(),
             }
         };
         self.push(tag, entry.flags(flags).user_data(tag as u64))
