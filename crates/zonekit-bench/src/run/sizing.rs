@@ -388,6 +388,7 @@ pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopC
         zbd: opts.zonemode == crate::options::job::ZoneMode::Zbd,
         pacing: crate::run::pacing::PaceConfig::new(opts, seed, None),
         write_iolog: opts.write_iolog.as_ref().map(PathBuf::from),
+        host_io_ns: 0,
     }
 }
 
