@@ -11,6 +11,8 @@
 #   TABLES=seq_write PARAMS="cache_bytes=8388608 write_settle_ns=300000" bench/zoned-qd1-writes.sh
 #       # one table, on a device made for each cell from the profile with some model parameters
 #       # changed (the fit of docs/models.md is made this way)
+#   HOST_IO_NS=50000 bench/zoned-qd1-writes.sh
+#       # each job spends 50 µs of simulated time per I/O it queues (zonekit bench --host-io-ns)
 #
 # Prints, per table, our baseline and qd1 figures beside the commit's with the error of each
 # cell, then one plain line per cell for scripts: `TABLE X BASELINE_MBPS QD1_MBPS`.
@@ -28,6 +30,7 @@ runtime=${RUNTIME:-30}
 ramp=${RAMP:-5}
 tables=${TABLES:-seq_write random_zones_16jobs_qd32}
 params=${PARAMS:-}
+host_io_ns=${HOST_IO_NS:-}
 cargo build -q --release -p zonekit
 zk=${CARGO_TARGET_DIR:-target}/release/zonekit
 profile=smr-hm-30tb
@@ -71,6 +74,9 @@ print("%.1f" % (j["jobs"][0]["write"]["bw_bytes"] / 1e6))'
 
 common=(--zonemode=zbd --direct=1 --ioengine=libaio --bs=1M --offset="$first_seq"
     --time_based --runtime="$runtime" --ramp_time="$ramp")
+if [[ -n $host_io_ns ]]; then
+    common+=(--host-io-ns="$host_io_ns")
+fi
 
 seq_cell() { # QD MODE
     mbps --name=seq "${common[@]}" --rw=write --iodepth="$1" --zoned-qd1-writes="$2"
@@ -84,8 +90,8 @@ plain=()
 rows=()
 table() { # NAME X_NAME CELL_FUNCTION
     local name=$1 xname=$2 fn=$3
-    printf '\n%s (%s runs of %s s after a %s s ramp, simulated%s)\n' "$name" "$dev" "$runtime" "$ramp" \
-        "${params:+; $params}"
+    printf '\n%s (%s runs of %s s after a %s s ramp, simulated%s%s)\n' "$name" "$dev" "$runtime" "$ramp" \
+        "${params:+; $params}" "${host_io_ns:+; host_io_ns=$host_io_ns}"
     printf '%8s | %9s %9s %7s | %9s %9s %7s\n' "$xname" "base" "commit" "err" "qd1" "commit" "err"
     while IFS=, read -r t _ x base qd1; do
         [[ $t == "$name" ]] || continue

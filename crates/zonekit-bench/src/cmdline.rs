@@ -227,6 +227,11 @@ pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
         Arg::Required,
         "zonekit: the largest request zonekit's block layer builds for zonekit's devices, in KiB (Linux's max_sectors_kb; default: the device's)",
     ),
+    (
+        "host-io-ns",
+        Arg::Required,
+        "zonekit: nanoseconds of simulated time each job spends per I/O it queues (fio's reaping, next offset and io_submit; simulated clock only; default 0)",
+    ),
 ];
 
 /// A long option the command line can name.
@@ -618,6 +623,13 @@ fn run_option(
             }
             inv.queue.max_sectors_kb = Some(kb);
         }
+        "host-io-ns" => {
+            let ns: u64 = arg.parse().map_err(|_| bad("expected a number of nanoseconds"))?;
+            if ns > 1_000_000_000 {
+                return Err(bad("expected 0 to 1000000000 nanoseconds"));
+            }
+            inv.queue.host_io_ns = Some(ns);
+        }
         "server" | "daemonize" | "client" | "remote-config" => {
             return Err(BenchError::Usage(format!("--{name}: fio's client/server mode is not supported by zonekit")));
         }
@@ -731,6 +743,8 @@ zonekit's own options (not fio's; job files stay fio's):
                         on for spinning disks)
   --max-sectors-kb=N    Largest request zonekit's block layer builds for zonekit's devices
                         (Linux's queue/max_sectors_kb; default: the device's)
+  --host-io-ns=N        Simulated time each job spends per I/O it queues (fio's reaping,
+                        next offset and io_submit; simulated clock only; default 0)
   --zone-report-out=FILE  Write every zoned target's zones after the run (blkzone's format)
 
 Job options are fio 3.33's: --name=X starts a job and the options after it apply to it

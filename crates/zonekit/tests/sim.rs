@@ -138,3 +138,44 @@ fn clock_sim_needs_a_timed_device_and_real_paces() {
     assert!(out.contains("\"clock\" : \"real\""), "{out}");
     assert!(took.as_millis() >= 300, "a paced 300 ms run took {took:?}");
 }
+
+/// The write section's `runtime` (ms) of fio's JSON.
+fn write_runtime_ms(o: &Output) -> u64 {
+    let out = String::from_utf8_lossy(&o.stdout);
+    let w = out.split("\"write\" : {").nth(1).expect("a write section");
+    w.split("\"runtime\" : ")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
+        .expect("runtime")
+}
+
+#[test]
+fn host_io_ns_spends_simulated_time_per_io() {
+    // 1024 writes of 4 KiB at queue depth 1 (the conventional zones): each one waits for the
+    // last, so 200 µs of the job's own time per I/O adds 1024 × 200 µs ≈ 205 ms to the run.
+    let run = |host: &str| {
+        let o = bench(&[
+            "--name=j",
+            "--filename=@smr-hm-15tb",
+            "--direct=1",
+            "--ioengine=libaio",
+            "--iodepth=1",
+            "--rw=write",
+            "--bs=4k",
+            "--size=4M",
+            "--output-format=json",
+            host,
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+        assert!(String::from_utf8_lossy(&o.stdout).contains("\"clock\" : \"sim\""), "{}", text(&o));
+        write_runtime_ms(&o)
+    };
+    let (none, spent) = (run("--host-io-ns=0"), run("--host-io-ns=200000"));
+    assert!(spent >= none + 204 && spent <= none + 215, "without: {none} ms, with 200 µs per I/O: {spent} ms");
+
+    let o = bench(&["--name=j", "--filename=@smr-hm-15tb", "--rw=write", "--size=1M", "--host-io-ns=fast"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("--host-io-ns"), "{err}");
+}

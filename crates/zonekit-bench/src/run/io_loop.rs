@@ -149,6 +149,10 @@ pub struct LoopConfig {
     pub write_iolog: Option<std::path::PathBuf>,
     /// `cmdprio*`: the priority of each read and write, when some take one of their own.
     pub cmdprio: Option<CmdPrio>,
+    /// Nanoseconds of simulated time the job spends on each I/O it queues, between placing it
+    /// (its zone locked) and handing it to the engine: fio's own turnaround (reaping, `get_io_u`,
+    /// `io_submit`), which a real clock spends for real (`--host-io-ns`; 0 in real time).
+    pub host_io_ns: u64,
 }
 
 /// How the loop ended.
@@ -1172,6 +1176,10 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             let Some(&tag) = self.core.free.last() else { return };
             let io = issue.io;
             self.prepare(tag, &issue);
+            if self.core.cfg.host_io_ns > 0 {
+                let t = self.core.now() + self.core.cfg.host_io_ns;
+                self.core.clock.sleep_until(t).await;
+            }
             let start = self.core.now();
             match self.submit(tag, &issue).await {
                 Queued::Queued => {
@@ -1471,6 +1479,7 @@ mod tests {
             pacing: PaceConfig::default(),
             write_iolog: None,
             cmdprio: None,
+            host_io_ns: 0,
         }
     }
 

@@ -677,6 +677,12 @@ pub async fn run_prepared<C: Clock>(
     note: NoteSink,
 ) -> JobOutcome {
     let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, vstate, flow } = p;
+    // The jobs' own time per I/O, spent in simulated time only (a real clock spends it for real).
+    let host_io_ns = if clock.as_real().is_none() {
+        queues.iter().flatten().map(|q| q.config().host_io_ns).max().unwrap_or(0)
+    } else {
+        0
+    };
     let started = SystemTime::now();
     progress.pid.store(u64::from(crate::sys::gettid()), Ordering::Relaxed);
     if opts.create_only {
@@ -878,6 +884,7 @@ pub async fn run_prepared<C: Clock>(
         loop_cfg.content.peers = Some((run.seeds.clone(), run.thread_number - 1));
     }
     loop_cfg.job_id = run.thread_number - 1;
+    loop_cfg.host_io_ns = host_io_ns;
     loop_cfg.pacing.flow = flow.map(|f| (f, opts.pacing.flow));
     let ru0 = thread_rusage().unwrap_or_default();
     let t0 = clock.now_ns();

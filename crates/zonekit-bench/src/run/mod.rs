@@ -99,6 +99,10 @@ pub struct QueueOverrides {
     pub zoned_qd1_writes: Option<bool>,
     /// `max_sectors_kb`.
     pub max_sectors_kb: Option<u32>,
+    /// `--host-io-ns`: the jobs' own time per I/O, in simulated time ([`QueueConfig::host_io_ns`]).
+    ///
+    /// [`QueueConfig::host_io_ns`]: zonekit_blk::QueueConfig::host_io_ns
+    pub host_io_ns: Option<u64>,
 }
 
 /// `--clock=sim|real`: which clock times a run on zonekit's devices with a timing model.

@@ -78,6 +78,9 @@ impl ClockPlan {
                 if let Some(kb) = overrides.max_sectors_kb {
                     config.settings.max_sectors_kb = kb;
                 }
+                if let Some(ns) = overrides.host_io_ns {
+                    config.host_io_ns = ns;
+                }
                 queues.insert(name, Arc::new(DeviceQueue::new(dev.clone(), config, model)));
             }
         }

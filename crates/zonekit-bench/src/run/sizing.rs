@@ -389,6 +389,7 @@ pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopC
         pacing: crate::run::pacing::PaceConfig::new(opts, seed, None),
         write_iolog: opts.write_iolog.as_ref().map(PathBuf::from),
         cmdprio: None,
+        host_io_ns: 0,
     }
 }
 

@@ -44,6 +44,10 @@ pub struct QueueConfig {
     /// next, as the kernel's `disk_zone_wplug_submit_bio` does (on by default); off, it is chosen
     /// at the completion.
     pub pop_when_run: bool,
+    /// Nanoseconds of simulated time a program that submits to this queue spends per I/O before
+    /// it reaches the queue (fio's reaping, next offset and `io_submit`); the benchmark's loop
+    /// spends it, in simulated time only. 0 by default.
+    pub host_io_ns: u64,
 }
 
 impl QueueConfig {
@@ -55,6 +59,7 @@ impl QueueConfig {
             recovery: Recovery::default(),
             reissue_ns: 10_000,
             pop_when_run: true,
+            host_io_ns: 0,
         }
     }
 }
