@@ -117,6 +117,16 @@ impl FioRand {
         }
     }
 
+    /// `1 / (rand_max + 1.0)`: `rand_max + 1` is 2^32 or 2^64, so `r as f64 * unit_factor()` is
+    /// exactly `r as f64 / (rand_max as f64 + 1.0)`, without a division.
+    #[inline]
+    pub fn unit_factor(&self) -> f64 {
+        match self {
+            FioRand::Taus88(_) => 1.0 / 4_294_967_296.0,
+            FioRand::Taus258(_) => 1.0 / 18_446_744_073_709_551_616.0,
+        }
+    }
+
     /// `n` scaled by the next value as fio scales random offsets and block sizes:
     /// `n * (r / (rand_max + 1.0))`, in doubles, truncated (in `[0, n)` up to rounding).
     #[inline]
@@ -507,6 +517,18 @@ mod tests {
             b.unit();
         }
         assert_ne!(Rng::new(1).next_u64(), Rng::new(2).next_u64());
+    }
+
+    #[test]
+    fn unit_factor_is_the_division_by_rand_max_plus_one() {
+        for use64 in [false, true] {
+            let mut g = FioRand::new(0x1234_5678, use64);
+            let (max, f) = (g.max(), g.unit_factor());
+            let edges = [0, 1, 2, max / 2, max - 1, max, u64::from(u32::MAX), 1 << 53, (1 << 53) + 1];
+            for r in edges.into_iter().filter(|&r| r <= max).chain((0..10_000).map(|_| g.next_u64())) {
+                assert_eq!((r as f64 * f).to_bits(), (r as f64 / (max as f64 + 1.0)).to_bits(), "r = {r}");
+            }
+        }
     }
 
     // Known vectors, read back from fio 3.33's `write_iolog` of

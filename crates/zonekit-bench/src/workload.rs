@@ -333,7 +333,11 @@ impl RandomMap {
                     return Some(bit);
                 }
             }
-            w = (w + 1) % words;
+            // Wrap round without a division (this loop runs per word searched).
+            w += 1;
+            if w == words {
+                w = 0;
+            }
             mask = !0;
         }
         None
@@ -410,6 +414,13 @@ pub struct Workload {
     /// The next I/O of a replay, and when the last one proposed is due (µs).
     replay_next: usize,
     replay_due_us: u64,
+}
+
+/// `a / b` for `b > 0`, a shift when `b` is a power of two (block sizes and alignments nearly
+/// always are): a 64-bit division costs tens of cycles, several times per I/O.
+#[inline]
+fn div(a: u64, b: u64) -> u64 {
+    if b.is_power_of_two() { a >> b.trailing_zeros() } else { a / b }
 }
 
 fn hash_u64(v: u64) -> u64 {
@@ -565,7 +576,7 @@ impl Workload {
     pub fn propose_steered(
         &mut self,
         hooks: Option<&dyn ZoneHooks>,
-        steer: &mut dyn FnMut(Dir) -> Dir,
+        steer: &mut impl FnMut(Dir) -> Dir,
     ) -> Option<Proposal> {
         if let Some(r) = &self.spec.replay {
             let io = *r.ios.get(self.replay_next)?;
@@ -786,8 +797,11 @@ impl Workload {
             // fio's mark_random_map: mark the I/O's blocks up to the first one already used, and
             // shorten the I/O to what was marked.
             let unit = self.spec.bs[d].min.max(1);
-            let first = orig / unit;
-            let want = len.div_ceil(unit);
+            let first = div(orig, unit);
+            let want = {
+                let q = div(len, unit);
+                if q * unit < len { q + 1 } else { q }
+            };
             let mut marked = 0;
             while marked < want && first + marked < map.nr && map.is_free(first + marked) {
                 map.mark(first + marked);
@@ -841,8 +855,9 @@ impl Workload {
     fn pick_file(&mut self) -> Option<usize> {
         let n = self.files.len();
         for _ in 0..n {
-            let fi = self.next_file % n;
-            self.next_file = (self.next_file + 1) % n;
+            // Round-robin without a division per I/O (`next_file` stays below `n`).
+            let fi = if self.next_file < n { self.next_file } else { self.next_file % n };
+            self.next_file = if fi + 1 == n { 0 } else { fi + 1 };
             if !self.files[fi].done {
                 return Some(fi);
             }
@@ -953,7 +968,7 @@ impl Workload {
         let align = self.spec.bs[d].align.max(1);
         let min_bs = self.spec.bs[d].min;
         let usable = len.saturating_sub(min_bs.saturating_sub(align));
-        let lastb = usable / align;
+        let lastb = div(usable, align);
         if lastb == 0 {
             return None;
         }
@@ -962,18 +977,18 @@ impl Workload {
             Some(dist) => dist.next(&mut self.rng_dist) % lastb,
             None if f.lfsr.is_some() => f.lfsr.as_mut().and_then(Iterator::next)?,
             None => {
-                // fio's __get_next_rand_offset: lastb * (r / (rand_max + 1.0)), in doubles.
-                let scale =
-                    |r: u64, max: u64| (((lastb as f64) * (r as f64 / (max as f64 + 1.0))) as u64).min(lastb - 1);
-                let max = self.rng_offset.max();
+                // fio's __get_next_rand_offset: lastb * (r / (rand_max + 1.0)), in doubles (the
+                // division is by a power of two, so multiplying by its inverse gives the same bits).
+                let unit = self.rng_offset.unit_factor();
+                let scale = |r: u64| (((lastb as f64) * (r as f64 * unit)) as u64).min(lastb - 1);
                 let r = self.next_unit.take().unwrap_or_else(|| self.rng_offset.next_u64());
-                let b = scale(r, max);
+                let b = scale(r);
                 // Draw the next offset now and let the CPU fetch its random-map word meanwhile: a
                 // large map misses the cache on nearly every I/O.
                 let next = self.rng_offset.next_u64();
                 self.next_unit = Some(next);
                 if let Some(map) = f.map.as_ref() {
-                    let nb = scale(next, max);
+                    let nb = scale(next);
                     crate::sys::prefetch(map.bits.as_ptr().wrapping_add((nb / 64) as usize));
                 }
                 match f.map.as_ref() {

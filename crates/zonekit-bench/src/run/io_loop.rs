@@ -278,6 +278,8 @@ struct Core<'a, C: Clock> {
     log: Vec<String>,
     reaped: Vec<Completion>,
     zones: Arc<[Option<ZoneJob>]>,
+    /// Some file has a zone policy (`zones` is not all `None`).
+    has_zones: bool,
     progress_every: u32,
     since_progress: u32,
     /// The result of a zone reset an engine queued (a timed device), once it completed.
@@ -670,6 +672,9 @@ pub struct JobLoop<'a, C: Clock> {
     next_tick: u64,
     /// An I/O the engine answered `Busy` to: it goes again after a commit and a reap.
     retry: Option<Issue>,
+    /// Nothing to wait for or place before an I/O (no zones, pacing, verify or replay): the next
+    /// I/O is the workload's, taken without the general path's futures (set by `run`).
+    plain: bool,
 }
 
 impl<'a, C: Clock> JobLoop<'a, C> {
@@ -717,6 +722,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 error: None,
                 log: Vec::new(),
                 reaped: Vec::with_capacity(depth as usize),
+                has_zones: zones.iter().any(Option::is_some),
                 zones: zones.into(),
                 progress_every: 64,
                 since_progress: 0,
@@ -740,6 +746,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             filling: true,
             next_tick: 0,
             retry: None,
+            plain: false,
         }
     }
 
@@ -769,6 +776,10 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 z.reset_for_verify(&mut self.core).await;
             }
         }
+        self.plain = !self.core.has_zones
+            && !self.core.paced
+            && self.core.verify.is_none()
+            && self.workload.spec().replay.is_none();
         if self.core.engine.is_sync() {
             let now = self.core.now();
             self.housekeeping(now, start);
@@ -948,6 +959,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
     /// The job's next I/O, placed by the zone policy of its file; `None` when the job is done
     /// (or its runtime ran out while it waited for its rate or its flow).
     async fn next_io(&mut self) -> Option<Issue> {
+        if self.plain {
+            return self.next_io_plain();
+        }
         let issue = self.next_io_inner().await?;
         match &self.core.verify {
             Some(v) if v.should_stop(&issue.io, issue.check.as_ref()) => {
@@ -958,6 +972,14 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             }
             _ => Some(issue),
         }
+    }
+
+    /// [`JobLoop::next_io`] of a job with nothing to wait for or place: no zones, no pacing, no
+    /// verify list, no replay (`plain`). What `next_io_inner` does then, without its futures.
+    #[inline]
+    fn next_io_plain(&mut self) -> Option<Issue> {
+        let p = self.workload.propose_steered(None, &mut |d| d)?;
+        Some(Issue { io: self.workload.accept(&p, p.offset, p.len), zone: None, check: None })
     }
 
     async fn next_io_inner(&mut self) -> Option<Issue> {
@@ -973,7 +995,8 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         {
             return Some(Issue { io, zone: None, check: None });
         }
-        let zones = self.core.zones.clone();
+        // Only a job with zones pays for sharing them (an atomic increment and decrement per I/O).
+        let zones = self.core.has_zones.then(|| self.core.zones.clone());
         if self.core.paced && !self.flow_wait().await {
             return None;
         }
@@ -990,10 +1013,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 until_us = w.until_us;
                 w.dir
             };
-            let p: Proposal = if zones.iter().any(Option::is_some) {
-                self.workload.propose_steered(Some(&Hooks(&zones)), &mut steer)?
-            } else {
-                self.workload.propose_steered(None, &mut steer)?
+            let p: Proposal = match &zones {
+                Some(zones) => self.workload.propose_steered(Some(&Hooks(zones)), &mut steer)?,
+                None => self.workload.propose_steered(None, &mut steer)?,
             };
             if until_us > now_us && !self.rate_wait(until_us).await {
                 return None;
@@ -1008,7 +1030,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     return None;
                 }
             }
-            let zj = match zones.get(p.file) {
+            let zj = match zones.as_deref().and_then(|z| z.get(p.file)) {
                 Some(Some(zj)) if p.dir.index().is_some() => zj,
                 _ => return Some(Issue { io: self.workload.accept(&p, p.offset, p.len), zone: None, check: None }),
             };
@@ -1119,7 +1141,15 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         let io = issue.io;
         self.prepare(0, &issue);
         let start = self.core.now();
-        let (res, at) = match self.submit(0, &issue).await {
+        // Only a trim of a file with zones may become a zone reset (`submit`).
+        let queued = if io.dir == Dir::Trim && self.core.has_zones {
+            self.submit(0, &issue).await
+        } else {
+            let eio =
+                Io { tag: 0, ddir: engine_ddir(io.dir), file: io.file as u32, offset: io.offset, len: io.len as u32 };
+            self.core.engine.queue(&eio)
+        };
+        let (res, at) = match queued {
             Queued::Completed(r) => (r, None),
             Queued::Queued | Queued::Busy => {
                 // An engine that is not really synchronous (a timed device): commit and wait.
