@@ -1141,8 +1141,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         let io = issue.io;
         self.prepare(0, &issue);
         let start = self.core.now();
-        // Only a trim of a file with zones may become a zone reset (`submit`).
-        let queued = if io.dir == Dir::Trim && self.core.has_zones {
+        // `submit` when the I/O may take a priority of its own (`cmdprio`) or become a zone reset
+        // (a trim of a file with zones); else straight to the engine, without its future.
+        let queued = if self.core.cfg.cmdprio.is_some() || (io.dir == Dir::Trim && self.core.has_zones) {
             self.submit(0, &issue).await
         } else {
             let eio =
