@@ -371,6 +371,8 @@ pub struct JobOptions {
     pub unlink: bool,
     /// `unlink_each_loop`: delete the files after each loop.
     pub unlink_each_loop: bool,
+    /// `lockfile`: `none`, `exclusive` or `readwrite`.
+    pub lockfile: String,
     /// `exec_prerun`: a shell command run before the job's I/O (its output to `<name>.prerun.txt`).
     pub exec_prerun: Option<String>,
     /// `exec_postrun`: a shell command run after the job (its output to `<name>.postrun.txt`).
@@ -814,6 +816,7 @@ impl Default for JobOptions {
             fallocate: "native".to_string(),
             unlink: false,
             unlink_each_loop: false,
+            lockfile: "none".to_string(),
             exec_prerun: None,
             exec_postrun: None,
             lockmem: 0,

@@ -651,8 +651,12 @@ pub static OPTIONS: &[OptionDef] = &[
             o.unique_filename = v.as_bool();
             Ok(())
         }),
-    opt("lockfile", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "no locking" }, Choice { name: "exclusive", canon: "exclusive", help: "one I/O at a time" }, Choice { name: "readwrite", canon: "readwrite", help: "shared reads, exclusive writes" }], postfix: false }, Category::Files, Support::Refused, "Lock each file around I/O: `none`, `exclusive` or `readwrite`.")
+    opt("lockfile", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "no locking" }, Choice { name: "exclusive", canon: "exclusive", help: "one I/O at a time" }, Choice { name: "readwrite", canon: "readwrite", help: "shared reads, exclusive writes" }], postfix: false }, Category::Files, Support::Implemented, "Lock each file around the submission of each I/O (the whole I/O with a synchronous engine), with a lock every job of the run on that file shares: `none`, `exclusive` or `readwrite`.")
         .def("none")
+        .apply(|o, v| {
+            o.lockfile = v.as_text().to_string();
+            Ok(())
+        })
         .parent("filename")
         .prio(1),
     opt("opendir", Kind::Text, Category::Files, Support::Implemented, "Add every regular file below this directory (recursively, in directory order) to the job's files.")
@@ -1435,7 +1439,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.unlink = v.as_bool();
             Ok(())
         }),
-    opt("unlink_each_loop", Kind::Bool, Category::Files, Support::Refused, "Delete the job's files after each loop.")
+    opt("unlink_each_loop", Kind::Bool, Category::Files, Support::Implemented, "Close and delete the job's regular files between its `loops`; the next loop opens them again (a writing job creates them anew, a reading one fails to open them, as in fio).")
         .def("0")
         .apply(|o, v| {
             o.unlink_each_loop = v.as_bool();

@@ -149,6 +149,9 @@ pub struct LoopConfig {
     pub write_iolog: Option<std::path::PathBuf>,
     /// `cmdprio*`: the priority of each read and write, when some take one of their own.
     pub cmdprio: Option<CmdPrio>,
+    /// `lockfile`: the lock of each file (by the workload's file index), held while an I/O is
+    /// handed to the engine; empty or `None`: no lock.
+    pub file_locks: Vec<Option<std::sync::Arc<crate::run::locks::FileLock>>>,
 }
 
 /// How the loop ended.
@@ -1042,6 +1045,8 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             return Queued::Completed(r.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32);
         }
         let eio = Io { tag, ddir: engine_ddir(io.dir), file: io.file as u32, offset: io.offset, len: io.len as u32 };
+        let lock = self.core.cfg.file_locks.get(io.file).cloned().flatten();
+        let _held = lock.as_ref().map(|l| l.hold(io.dir == Dir::Read));
         // fio's cmdprio: a read or write may take a priority of its own.
         let pick = match (self.core.cfg.cmdprio.as_mut(), io.dir) {
             (Some(c), Dir::Read) => c.pick(0, io.len),
@@ -1471,6 +1476,7 @@ mod tests {
             pacing: PaceConfig::default(),
             write_iolog: None,
             cmdprio: None,
+            file_locks: Vec::new(),
         }
     }
 

@@ -389,6 +389,8 @@ pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopC
         pacing: crate::run::pacing::PaceConfig::new(opts, seed, None),
         write_iolog: opts.write_iolog.as_ref().map(PathBuf::from),
         cmdprio: None,
+        // Set by the job's setup, which shares each file's lock with the run's other jobs.
+        file_locks: Vec::new(),
     }
 }
 
