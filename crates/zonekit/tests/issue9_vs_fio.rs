@@ -1,5 +1,5 @@
-//! fio options of issue 9 that zonekit used to refuse: `unlink_each_loop`, `lockfile` (and
-//! their bad values). Each job runs side by side with real fio 3.33, comparing what the job
+//! fio options of issue 9 that zonekit used to refuse: `unlink_each_loop`, `lockfile`,
+//! `sync_file_range` (and their bad values). Each job runs side by side with real fio 3.33, comparing what the job
 //! fixes: counts, bytes, errors and the files it leaves.
 //!
 //! The side-by-side tests need `fio` and fail without it (a missing tool must not pass a check).
@@ -51,6 +51,14 @@ fn bad_value(args: &[&str], option: &str) {
 #[test]
 fn a_bad_lockfile_mode_is_one_line_and_exit_2() {
     bad_value(&["--name=j", "--filename=f", "--size=64k", "--lockfile=shared"], "lockfile");
+}
+
+#[test]
+fn bad_sync_file_range_values_are_one_line_and_exit_2() {
+    for v in ["wait,write:4", "write:x", "write;wait_after"] {
+        let opt = format!("--sync_file_range={v}");
+        bad_value(&["--name=j", "--filename=f", "--size=64k", "--rw=write", &opt], "sync_file_range");
+    }
 }
 
 #[test]
@@ -181,5 +189,71 @@ mod needs_tools {
             .output()
             .unwrap();
         assert!(!o.status.success());
+    }
+
+    /// The `sync_file_range` calls a program made under strace, as `offset, nbytes, flags`.
+    fn sfr_calls(program: &str, args: &[&str], dir: &Path) -> (Value, Vec<String>) {
+        let trace = dir.join("trace");
+        let mut full = vec!["-f", "-qq", "-e", "trace=sync_file_range", "-o"];
+        let trace_s = trace.to_str().unwrap();
+        full.push(trace_s);
+        full.push(program);
+        if program == zonekit() {
+            full.push("bench");
+        }
+        let (doc, o) = run("strace", &[full.as_slice(), args].concat(), dir);
+        assert!(o.status.success(), "strace {program}: {}", String::from_utf8_lossy(&o.stderr));
+        let text = std::fs::read_to_string(&trace).expect("strace is installed and wrote its trace");
+        let calls = text
+            .lines()
+            .filter_map(|l| l.split_once("sync_file_range(").map(|(_, rest)| rest))
+            .map(|rest| rest.split_once(", ").map_or(rest, |(_, r)| r).to_string())
+            .collect();
+        std::fs::remove_file(&trace).unwrap();
+        (doc, calls)
+    }
+
+    /// `sync_file_range=wait_before,write:4` over 16 writes: three calls (the one due after the
+    /// last write is never made), each over the range written since the last, with fio's flags;
+    /// the report counts them as fio does (sync latencies, the writes' `short_ios`).
+    #[test]
+    #[ignore]
+    fn sync_file_range_calls_match_fio() {
+        require_fio();
+        for engine in ["psync", "libaio"] {
+            let e = format!("--ioengine={engine}");
+            let args = [
+                "--name=j",
+                "--filename=f",
+                "--rw=write",
+                "--bs=4k",
+                "--size=64k",
+                "--iodepth=4",
+                e.as_str(),
+                "--sync_file_range=wait_before,write:4",
+            ];
+            let [(f, fc), (z, zc)] = ["fio", zonekit()].map(|p| {
+                let dir = tempfile::tempdir().unwrap();
+                let (doc, calls) = sfr_calls(p, &args, dir.path());
+                (doc, calls)
+            });
+            assert_eq!(fc.len(), 3, "fio {engine}: {fc:?}");
+            if engine == "psync" {
+                assert_eq!(fc[0], "0, 16384, SYNC_FILE_RANGE_WAIT_BEFORE|SYNC_FILE_RANGE_WRITE) = 0", "fio");
+                assert_eq!(zc, fc, "{engine}");
+            } else {
+                // At depth 4 the range is what completed before the call: compare the count
+                // and the flags (the timing of completions decides the ranges).
+                assert_eq!(zc.len(), fc.len(), "{engine}: {zc:?} / {fc:?}");
+                assert!(zc.iter().all(|c| c.contains("SYNC_FILE_RANGE_WAIT_BEFORE|SYNC_FILE_RANGE_WRITE)")));
+            }
+            let sync = |d: &Value| {
+                let j = &d["jobs"][0];
+                (j["sync"]["lat_ns"]["N"].as_u64(), j["sync"]["total_ios"].as_u64(), j["write"]["short_ios"].as_u64())
+            };
+            assert_eq!(sync(&f), (Some(3), Some(0), Some(3)), "fio {engine}");
+            assert_eq!(sync(&z), sync(&f), "{engine}");
+            assert_eq!(counts(&z, 0, "write"), counts(&f, 0, "write"), "{engine}");
+        }
     }
 }

@@ -371,6 +371,8 @@ pub struct JobOptions {
     pub unlink: bool,
     /// `unlink_each_loop`: delete the files after each loop.
     pub unlink_each_loop: bool,
+    /// `sync_file_range`: its `SYNC_FILE_RANGE_*` flags, and every how many writes (0: never).
+    pub sync_file_range: (u32, u64),
     /// `lockfile`: `none`, `exclusive` or `readwrite`.
     pub lockfile: String,
     /// `exec_prerun`: a shell command run before the job's I/O (its output to `<name>.prerun.txt`).
@@ -816,6 +818,7 @@ impl Default for JobOptions {
             fallocate: "native".to_string(),
             unlink: false,
             unlink_each_loop: false,
+            sync_file_range: (0, 0),
             lockfile: "none".to_string(),
             exec_prerun: None,
             exec_postrun: None,

@@ -898,7 +898,11 @@ pub static OPTIONS: &[OptionDef] = &[
         }),
     opt("write_barrier", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Sync, Support::Ignored, "Mark every N-th write a barrier write: fio 3.33 marks them only for an engine with barrier support (libpmem), and no engine acts on the mark, so nothing changes.")
         .def("0"),
-    opt("sync_file_range", Kind::Special("flags[,flags…][:N] with flags wait_before, write, wait_after"), Category::Sync, Support::Refused, "Call sync_file_range with these flags every N writes (`flags:N`)."),
+    opt("sync_file_range", Kind::Special("flags[,flags…][:N] with flags wait_before, write, wait_after"), Category::Sync, Support::Implemented, "Call sync_file_range(2) with these flags every N writes (`flags:N`, N 1 when left out) over the range written since the last sync; counted with the syncs (`fsync/fdatasync/sync_file_range` latencies).")
+        .apply(|o, v| {
+            o.sync_file_range = special::parse_sync_file_range(v.as_text())?;
+            Ok(())
+        }),
     opt("direct", Kind::Bool, Category::Engine, Support::Implemented, "Unbuffered I/O (O_DIRECT); the opposite of `buffered`.")
         .def("0")
         .apply(|o, v| {

@@ -152,6 +152,8 @@ pub struct LoopConfig {
     /// `lockfile`: the lock of each file (by the workload's file index), held while an I/O is
     /// handed to the engine; empty or `None`: no lock.
     pub file_locks: Vec<Option<std::sync::Arc<crate::run::locks::FileLock>>>,
+    /// `sync_file_range`'s `SYNC_FILE_RANGE_*` flags.
+    pub sync_file_range_flags: u32,
 }
 
 /// How the loop ended.
@@ -190,6 +192,8 @@ fn engine_ddir(d: Dir) -> Ddir {
         Dir::Trim => Ddir::Trim,
         Dir::Sync => Ddir::Sync,
         Dir::DataSync => Ddir::DataSync,
+        // Its flags come from the job (`Core::submit` sets them).
+        Dir::SyncFileRange => Ddir::SyncFileRange(0),
     }
 }
 
@@ -198,7 +202,7 @@ fn stat_ddir(d: Dir) -> Option<StatDdir> {
         Dir::Read => Some(StatDdir::Read),
         Dir::Write => Some(StatDdir::Write),
         Dir::Trim => Some(StatDdir::Trim),
-        Dir::Sync | Dir::DataSync => None,
+        Dir::Sync | Dir::DataSync | Dir::SyncFileRange => None,
     }
 }
 
@@ -272,6 +276,9 @@ struct Core<'a, C: Clock> {
     /// more when a wait sent some without counting them.
     batch_queued: u32,
     inflight: u32,
+    /// By file: the range writes completed over since its last sync, `(first, end)`
+    /// (`sync_file_range`'s range).
+    written: Vec<Option<(u64, u64)>>,
     last_done: u64,
     error: Option<(i32, String)>,
     log: Vec<String>,
@@ -494,6 +501,19 @@ impl<C: Clock> Core<'_, C> {
         let start = start.max(self.epoch_ns);
         let issue = issue.max(start);
         let done = done.max(issue);
+        if io.dir == Dir::Write && res >= 0 {
+            // fio's file_log_write_comp: the range written since the file's last sync.
+            if self.written.len() <= io.file {
+                self.written.resize(io.file + 1, None);
+            }
+            let end = io.offset + io.len;
+            let w = self.written[io.file].get_or_insert((io.offset, end));
+            *w = (w.0.min(io.offset), w.1.max(end));
+        } else if stat_ddir(io.dir).is_none()
+            && let Some(w) = self.written.get_mut(io.file)
+        {
+            *w = None;
+        }
         match stat_ddir(io.dir) {
             None => {
                 if res < 0 {
@@ -563,6 +583,7 @@ impl<C: Clock> Core<'_, C> {
                 Dir::Trim => "trim",
                 Dir::Sync => "sync",
                 Dir::DataSync => "datasync",
+                Dir::SyncFileRange => "sync_file_range",
             };
             let file = self.cfg.file_names.get(io.file).cloned().unwrap_or_default();
             let text = zonekit_core::Errno(errno).description().unwrap_or("I/O error").to_string();
@@ -712,6 +733,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 pending: Vec::with_capacity(depth as usize),
                 batch_queued: 0,
                 inflight: 0,
+                written: Vec::new(),
                 last_done: epoch_ns,
                 error: None,
                 log: Vec::new(),
@@ -1044,7 +1066,16 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         {
             return Queued::Completed(r.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32);
         }
-        let eio = Io { tag, ddir: engine_ddir(io.dir), file: io.file as u32, offset: io.offset, len: io.len as u32 };
+        let mut eio =
+            Io { tag, ddir: engine_ddir(io.dir), file: io.file as u32, offset: io.offset, len: io.len as u32 };
+        if io.dir == Dir::SyncFileRange {
+            // fio's do_sync_file_range: the range its writes completed over since the file's last
+            // sync (nothing written: no call).
+            let (first, last) = self.core.written.get(io.file).copied().flatten().unwrap_or((0, 0));
+            eio.ddir = Ddir::SyncFileRange(self.core.cfg.sync_file_range_flags);
+            eio.offset = first;
+            eio.len = u32::try_from(last - first).unwrap_or(u32::MAX);
+        }
         let lock = self.core.cfg.file_locks.get(io.file).cloned().flatten();
         let _held = lock.as_ref().map(|l| l.hold(io.dir == Dir::Read));
         // fio's cmdprio: a read or write may take a priority of its own.
@@ -1101,6 +1132,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         if !self.core.ramping {
             match stat_ddir(dir) {
                 Some(d) => self.core.stats.issued(d),
+                None if dir == Dir::SyncFileRange => self.core.stats.sync_file_range_issued(),
                 None => self.core.stats.sync_issued(),
             }
         }
@@ -1477,6 +1509,7 @@ mod tests {
             write_iolog: None,
             cmdprio: None,
             file_locks: Vec::new(),
+            sync_file_range_flags: 0,
         }
     }
 

@@ -283,6 +283,7 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         rand: rand_spec(opts, 1),
         fsync_every: u64::from(opts.fsync),
         fdatasync_every: u64::from(opts.fdatasync),
+        sfr_every: opts.sync_file_range.1,
         zone_mode: ZoneModeSpec::None,
         io_size_given: opts.io_size.is_some_and(|s| !s.is_zero()),
         // fio's do_io lets trim-then-write issue twice the bytes (each is trimmed and written).
@@ -391,6 +392,7 @@ pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopC
         cmdprio: None,
         // Set by the job's setup, which shares each file's lock with the run's other jobs.
         file_locks: Vec::new(),
+        sync_file_range_flags: opts.sync_file_range.0,
     }
 }
 
