@@ -371,6 +371,8 @@ pub struct JobOptions {
     pub unlink: bool,
     /// `unlink_each_loop`: delete the files after each loop.
     pub unlink_each_loop: bool,
+    /// `serialize_overlap`: hold back an I/O that overlaps one in flight.
+    pub serialize_overlap: bool,
     /// `sync_file_range`: its `SYNC_FILE_RANGE_*` flags, and every how many writes (0: never).
     pub sync_file_range: (u32, u64),
     /// `lockfile`: `none`, `exclusive` or `readwrite`.
@@ -818,6 +820,7 @@ impl Default for JobOptions {
             fallocate: "native".to_string(),
             unlink: false,
             unlink_each_loop: false,
+            serialize_overlap: false,
             sync_file_range: (0, 0),
             lockfile: "none".to_string(),
             exec_prerun: None,

@@ -711,9 +711,13 @@ pub static OPTIONS: &[OptionDef] = &[
             o.iodepth_low = v.as_u32();
             Ok(())
         }),
-    opt("serialize_overlap", Kind::Bool, Category::Engine, Support::Refused, "Hold back I/Os that overlap one in flight until it completes.")
+    opt("serialize_overlap", Kind::Bool, Category::Engine, Support::Implemented, "Hold back an I/O whose byte range overlaps one in flight (in any file, as fio compares offsets only) until that completes; matters for asynchronous engines at `iodepth` > 1.")
         .def("0")
-        .parent("iodepth"),
+        .parent("iodepth")
+        .apply(|o, v| {
+            o.serialize_overlap = v.as_bool();
+            Ok(())
+        }),
     opt("io_submit_mode", Kind::Choice { choices: &[Choice { name: "inline", canon: "inline", help: "submit from the job thread" }, Choice { name: "offload", canon: "offload", help: "submit from a pool of helper threads" }], postfix: false }, Category::Engine, Support::Refused, "`inline` submits from the job's thread; `offload` hands I/Os to a pool.")
         .def("inline")
         .apply(|o, v| {
