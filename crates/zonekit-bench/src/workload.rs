@@ -101,6 +101,8 @@ pub struct WorkloadSpec {
     /// `bs_is_seq_rand`: `bs[0]` sizes sequential I/Os and `bs[1]` random ones, whatever their
     /// direction.
     pub bs_is_seq_rand: bool,
+    /// `bs_unaligned`: a length drawn in a range is not rounded down to the smallest size.
+    pub bs_unaligned: bool,
     /// Percentage of reads in a mixed workload.
     pub rwmix_read: u32,
     /// Block sizes per direction (read, write, trim).
@@ -234,6 +236,7 @@ impl WorkloadSpec {
             sequencer_identical: false,
             perc_rand: [100; 3],
             bs_is_seq_rand: false,
+            bs_unaligned: false,
             rwmix_read: 50,
             bs: [BlockSizes::fixed(bs), BlockSizes::fixed(bs), BlockSizes::fixed(bs)],
             files: vec![FileRange { size, offset: 0, len: size }],
@@ -1041,7 +1044,9 @@ impl Workload {
                 }
                 chosen
             };
-            if bs.min.is_power_of_two() {
+            if self.spec.bs_unaligned {
+                // fio's get_next_buflen keeps the drawn length as it is.
+            } else if bs.min.is_power_of_two() {
                 len &= !(bs.min - 1);
             } else {
                 len -= len % bs.min;

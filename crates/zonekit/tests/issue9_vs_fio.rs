@@ -1,5 +1,5 @@
 //! fio options of issue 9 that zonekit used to refuse: `unlink_each_loop`, `lockfile`,
-//! `sync_file_range`, `serialize_overlap` (and their bad values). That no two overlapping I/Os
+//! `sync_file_range`, `serialize_overlap`, `bs_unaligned` (and their bad values). That no two overlapping I/Os
 //! are in flight with `serialize_overlap` is checked on the loop itself (`run::io_loop`'s unit
 //! tests). Each job runs side by side with real fio 3.33, comparing what the job
 //! fixes: counts, bytes, errors and the files it leaves.
@@ -61,6 +61,12 @@ fn bad_sync_file_range_values_are_one_line_and_exit_2() {
         let opt = format!("--sync_file_range={v}");
         bad_value(&["--name=j", "--filename=f", "--size=64k", "--rw=write", &opt], "sync_file_range");
     }
+}
+
+#[test]
+fn bs_unaligned_with_direct_is_one_line_and_exit_2() {
+    let args = ["--name=j", "--filename=f", "--size=64k", "--rw=write", "--bsrange=1000-3000", "--bs_unaligned"];
+    bad_value(&[args.as_slice(), &["--direct=1"]].concat(), "bs_unaligned");
 }
 
 #[test]
@@ -283,6 +289,26 @@ mod needs_tools {
             assert_eq!(counts(&z, 0, "write"), counts(&f, 0, "write"), "{engine}");
             assert_eq!((error(&z, 0), zc), (error(&f, 0), fc), "{engine}");
             assert_eq!(zf, ff, "{engine}");
+        }
+    }
+
+    /// `bs_unaligned` over `bsrange=1000-3000`: the same drawn lengths as fio (counts and bytes,
+    /// which no rounding to 1000 would give), sequential and mixed random.
+    #[test]
+    #[ignore]
+    fn bs_unaligned_counts_match_fio() {
+        for rw in ["--rw=write", "--rw=randrw"] {
+            let args = ["--name=j", "--filename=f", rw, "--bsrange=1000-3000", "--bs_unaligned", "--size=64k"];
+            let [(f, fc, ff), (z, zc, zf)] = both(&args);
+            for dir in ["read", "write"] {
+                assert_eq!(counts(&z, 0, dir), counts(&f, 0, dir), "{rw} {dir}");
+            }
+            assert_eq!((error(&z, 0), zc), (error(&f, 0), fc), "{rw}");
+            assert_eq!(zf, ff, "{rw}");
+            // Lengths as drawn: 30 writes of 65395 bytes, not a multiple of 1000 or 512.
+            if rw == "--rw=write" {
+                assert_eq!(counts(&f, 0, "write"), (65395, 30), "fio");
+            }
         }
     }
 }

@@ -801,7 +801,7 @@ pub static OPTIONS: &[OptionDef] = &[
     opt("bssplit", Kind::Special("bs/percent[:bs/percent…][,write list[,trim list]]"), Category::BlockSize, Support::Implemented, "Mix of block sizes `size/percent:size/percent…`; `,` separates read, write and trim.")
         .parent("rw")
         .apply(special::apply_bssplit),
-    opt("bs_unaligned", Kind::Flag, Category::BlockSize, Support::Refused, "Allow block sizes that are not multiples of 512 bytes.")
+    opt("bs_unaligned", Kind::Flag, Category::BlockSize, Support::Implemented, "Block sizes drawn in `bsrange` are used as drawn, not rounded down to a multiple of the smallest one (so not multiples of 512 bytes); an error with `direct=1`, where fio only warns.")
         .alias(&["blocksize_unaligned"])
         .parent("rw")
         .apply(|o, v| {

@@ -271,6 +271,7 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         sequencer_identical: opts.rw_sequencer == RwSequencer::Identical,
         perc_rand: opts.percentage_random,
         bs_is_seq_rand: opts.bs_is_seq_rand,
+        bs_unaligned: opts.bs_unaligned,
         rwmix_read: opts.rwmixread,
         bs: [bs(0), bs(1), bs(2)],
         files: files.iter().map(|f| f.range).collect(),
