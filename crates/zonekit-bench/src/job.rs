@@ -422,6 +422,14 @@ fn finalize(
         refuse(where_set("zonemode"), "--zonesize must be specified when using --zonemode=strided.");
     }
     let mut conflict = |at: Origin, why: String| conflicts.push(Conflict { at, why, as_fio: false });
+    if o.bs_unaligned && o.direct {
+        // fio logs `bs_unaligned may not work with raw io` and runs the job, whose O_DIRECT
+        // transfers then fail: an error here, with a bad-input exit code.
+        conflict(
+            where_set("bs_unaligned"),
+            "bs_unaligned does not go with direct=1 (O_DIRECT needs aligned transfers)".into(),
+        );
+    }
     if o.zonemode == ZoneMode::Strided && o.openfiles > 1 {
         o.zonemode = ZoneMode::None;
     }

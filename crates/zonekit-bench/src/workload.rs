@@ -19,6 +19,8 @@ pub enum Dir {
     Sync,
     /// `fdatasync` (after `fdatasync=N` writes).
     DataSync,
+    /// `sync_file_range` (after `sync_file_range=…:N` writes).
+    SyncFileRange,
 }
 
 impl Dir {
@@ -28,7 +30,7 @@ impl Dir {
             Dir::Read => Some(0),
             Dir::Write => Some(1),
             Dir::Trim => Some(2),
-            Dir::Sync | Dir::DataSync => None,
+            Dir::Sync | Dir::DataSync | Dir::SyncFileRange => None,
         }
     }
 }
@@ -99,6 +101,8 @@ pub struct WorkloadSpec {
     /// `bs_is_seq_rand`: `bs[0]` sizes sequential I/Os and `bs[1]` random ones, whatever their
     /// direction.
     pub bs_is_seq_rand: bool,
+    /// `bs_unaligned`: a length drawn in a range is not rounded down to the smallest size.
+    pub bs_unaligned: bool,
     /// Percentage of reads in a mixed workload.
     pub rwmix_read: u32,
     /// Block sizes per direction (read, write, trim).
@@ -123,6 +127,8 @@ pub struct WorkloadSpec {
     pub fsync_every: u64,
     /// `fdatasync` after every N writes (0: never).
     pub fdatasync_every: u64,
+    /// `sync_file_range` after every N writes (0: never).
+    pub sfr_every: u64,
     /// How zones move the job's position (`zonemode`).
     pub zone_mode: ZoneModeSpec,
     /// `io_size` was given: passes over the range go on until that many bytes are done, even past
@@ -230,6 +236,7 @@ impl WorkloadSpec {
             sequencer_identical: false,
             perc_rand: [100; 3],
             bs_is_seq_rand: false,
+            bs_unaligned: false,
             rwmix_read: 50,
             bs: [BlockSizes::fixed(bs), BlockSizes::fixed(bs), BlockSizes::fixed(bs)],
             files: vec![FileRange { size, offset: 0, len: size }],
@@ -242,6 +249,7 @@ impl WorkloadSpec {
             rand: RandSpec::from_seed(seed),
             fsync_every: 0,
             fdatasync_every: 0,
+            sfr_every: 0,
             zone_mode: ZoneModeSpec::None,
             io_size_given: false,
             pass_bytes: size,
@@ -402,6 +410,7 @@ pub struct Workload {
     seq_nr: u64,
     writes_since_sync: u64,
     writes_since_datasync: u64,
+    writes_since_sfr: u64,
     pending_sync: Option<Dir>,
     /// Bytes done in the current zone (fio's `zone_bytes`).
     zone_bytes: u64,
@@ -486,6 +495,7 @@ impl Workload {
             seq_nr,
             writes_since_sync: 0,
             writes_since_datasync: 0,
+            writes_since_sfr: 0,
             pending_sync: None,
             zone_bytes: 0,
             next_unit: None,
@@ -584,7 +594,11 @@ impl Workload {
             self.replay_due_us = io.due_us;
             return Some(Proposal { dir: io.dir, file: io.file, offset: io.offset, len: io.len });
         }
-        if let Some(dir) = self.pending_sync.take() {
+        if let Some(dir) = self.pending_sync.take()
+            // fio's do_io asks for no I/O once the job's bytes are issued: the sync_file_range
+            // due after the last write is never issued.
+            && !(dir == Dir::SyncFileRange && self.remaining() == Some(0))
+        {
             let file = self.next_file.checked_sub(1).unwrap_or(self.files.len() - 1);
             return Some(Proposal { dir, file, offset: 0, len: 0 });
         }
@@ -820,12 +834,16 @@ impl Workload {
         if dir == Dir::Write {
             self.writes_since_sync += 1;
             self.writes_since_datasync += 1;
+            self.writes_since_sfr += 1;
             if self.spec.fsync_every > 0 && self.writes_since_sync >= self.spec.fsync_every {
                 self.writes_since_sync = 0;
                 self.pending_sync = Some(Dir::Sync);
             } else if self.spec.fdatasync_every > 0 && self.writes_since_datasync >= self.spec.fdatasync_every {
                 self.writes_since_datasync = 0;
                 self.pending_sync = Some(Dir::DataSync);
+            } else if self.spec.sfr_every > 0 && self.writes_since_sfr >= self.spec.sfr_every {
+                self.writes_since_sfr = 0;
+                self.pending_sync = Some(Dir::SyncFileRange);
             }
         }
         let r = f.range;
@@ -1041,7 +1059,9 @@ impl Workload {
                 }
                 chosen
             };
-            if bs.min.is_power_of_two() {
+            if self.spec.bs_unaligned {
+                // fio's get_next_buflen keeps the drawn length as it is.
+            } else if bs.min.is_power_of_two() {
                 len &= !(bs.min - 1);
             } else {
                 len -= len % bs.min;

@@ -14,6 +14,9 @@ pub enum Ddir {
     Sync,
     /// `fdatasync` the file.
     DataSync,
+    /// `sync_file_range` of `len` bytes at `offset` with these `SYNC_FILE_RANGE_*` flags (fio's
+    /// `sync_file_range`); a length of 0 is nothing to sync (result 0, no system call).
+    SyncFileRange(u32),
     /// Reset the write pointers of the zones of `len` bytes at `offset` (`BLKRESETZONE` on a
     /// zoned block device, a zone reset on an emulated device). Result 0 or `-errno`.
     ZoneReset,

@@ -371,6 +371,12 @@ pub struct JobOptions {
     pub unlink: bool,
     /// `unlink_each_loop`: delete the files after each loop.
     pub unlink_each_loop: bool,
+    /// `serialize_overlap`: hold back an I/O that overlaps one in flight.
+    pub serialize_overlap: bool,
+    /// `sync_file_range`: its `SYNC_FILE_RANGE_*` flags, and every how many writes (0: never).
+    pub sync_file_range: (u32, u64),
+    /// `lockfile`: `none`, `exclusive` or `readwrite`.
+    pub lockfile: String,
     /// `exec_prerun`: a shell command run before the job's I/O (its output to `<name>.prerun.txt`).
     pub exec_prerun: Option<String>,
     /// `exec_postrun`: a shell command run after the job (its output to `<name>.postrun.txt`).
@@ -814,6 +820,9 @@ impl Default for JobOptions {
             fallocate: "native".to_string(),
             unlink: false,
             unlink_each_loop: false,
+            serialize_overlap: false,
+            sync_file_range: (0, 0),
+            lockfile: "none".to_string(),
             exec_prerun: None,
             exec_postrun: None,
             lockmem: 0,

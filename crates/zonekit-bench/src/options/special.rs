@@ -1,6 +1,28 @@
 //! Options whose values have their own syntax: `rw`'s `:N`, `bssplit`, `bsrange`,
 //! `random_distribution`, `file_service_type`, `ioengine`, `continue_on_error`, `ignore_error`, `steadystate`.
 
+/// `sync_file_range=flags[:N]`: the `SYNC_FILE_RANGE_*` bits of a comma list of `wait_before`,
+/// `write` and `wait_after`, and N (1 when left out; 0 never syncs).
+pub fn parse_sync_file_range(s: &str) -> Result<(u32, u64), String> {
+    let (names, nr) = match s.split_once(':') {
+        Some((f, n)) => {
+            let n = n.trim().parse::<u64>().map_err(|_| format!("{n:?} is not a number of writes"))?;
+            (f, n)
+        }
+        None => (s, 1),
+    };
+    let mut flags = 0;
+    for name in names.split(',') {
+        flags |= match name.trim() {
+            "wait_before" => libc::SYNC_FILE_RANGE_WAIT_BEFORE,
+            "write" => libc::SYNC_FILE_RANGE_WRITE,
+            "wait_after" => libc::SYNC_FILE_RANGE_WAIT_AFTER,
+            other => return Err(format!("{other:?} is not wait_before, write or wait_after")),
+        };
+    }
+    Ok((flags, nr))
+}
+
 use super::job::{
     BsSplit, ContinueOnError, IoUringOptions, JobOptions, LibaioOptions, Pvsync2Options, RandomDistribution, RwMode,
     ZoneSplit,

@@ -651,8 +651,12 @@ pub static OPTIONS: &[OptionDef] = &[
             o.unique_filename = v.as_bool();
             Ok(())
         }),
-    opt("lockfile", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "no locking" }, Choice { name: "exclusive", canon: "exclusive", help: "one I/O at a time" }, Choice { name: "readwrite", canon: "readwrite", help: "shared reads, exclusive writes" }], postfix: false }, Category::Files, Support::Refused, "Lock each file around I/O: `none`, `exclusive` or `readwrite`.")
+    opt("lockfile", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "no locking" }, Choice { name: "exclusive", canon: "exclusive", help: "one I/O at a time" }, Choice { name: "readwrite", canon: "readwrite", help: "shared reads, exclusive writes" }], postfix: false }, Category::Files, Support::Implemented, "Lock each file around the submission of each I/O (the whole I/O with a synchronous engine), with a lock every job of the run on that file shares: `none`, `exclusive` or `readwrite`.")
         .def("none")
+        .apply(|o, v| {
+            o.lockfile = v.as_text().to_string();
+            Ok(())
+        })
         .parent("filename")
         .prio(1),
     opt("opendir", Kind::Text, Category::Files, Support::Implemented, "Add every regular file below this directory (recursively, in directory order) to the job's files.")
@@ -707,9 +711,13 @@ pub static OPTIONS: &[OptionDef] = &[
             o.iodepth_low = v.as_u32();
             Ok(())
         }),
-    opt("serialize_overlap", Kind::Bool, Category::Engine, Support::Refused, "Hold back I/Os that overlap one in flight until it completes.")
+    opt("serialize_overlap", Kind::Bool, Category::Engine, Support::Implemented, "Hold back an I/O whose byte range overlaps one in flight (in any file, as fio compares offsets only) until that completes; matters for asynchronous engines at `iodepth` > 1.")
         .def("0")
-        .parent("iodepth"),
+        .parent("iodepth")
+        .apply(|o, v| {
+            o.serialize_overlap = v.as_bool();
+            Ok(())
+        }),
     opt("io_submit_mode", Kind::Choice { choices: &[Choice { name: "inline", canon: "inline", help: "submit from the job thread" }, Choice { name: "offload", canon: "offload", help: "submit from a pool of helper threads" }], postfix: false }, Category::Engine, Support::Refused, "`inline` submits from the job's thread; `offload` hands I/Os to a pool.")
         .def("inline")
         .apply(|o, v| {
@@ -793,7 +801,7 @@ pub static OPTIONS: &[OptionDef] = &[
     opt("bssplit", Kind::Special("bs/percent[:bs/percent…][,write list[,trim list]]"), Category::BlockSize, Support::Implemented, "Mix of block sizes `size/percent:size/percent…`; `,` separates read, write and trim.")
         .parent("rw")
         .apply(special::apply_bssplit),
-    opt("bs_unaligned", Kind::Flag, Category::BlockSize, Support::Refused, "Allow block sizes that are not multiples of 512 bytes.")
+    opt("bs_unaligned", Kind::Flag, Category::BlockSize, Support::Implemented, "Block sizes drawn in `bsrange` are used as drawn, not rounded down to a multiple of the smallest one (so not multiples of 512 bytes); an error with `direct=1`, where fio only warns.")
         .alias(&["blocksize_unaligned"])
         .parent("rw")
         .apply(|o, v| {
@@ -894,7 +902,11 @@ pub static OPTIONS: &[OptionDef] = &[
         }),
     opt("write_barrier", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Sync, Support::Ignored, "Mark every N-th write a barrier write: fio 3.33 marks them only for an engine with barrier support (libpmem), and no engine acts on the mark, so nothing changes.")
         .def("0"),
-    opt("sync_file_range", Kind::Special("flags[,flags…][:N] with flags wait_before, write, wait_after"), Category::Sync, Support::Refused, "Call sync_file_range with these flags every N writes (`flags:N`)."),
+    opt("sync_file_range", Kind::Special("flags[,flags…][:N] with flags wait_before, write, wait_after"), Category::Sync, Support::Implemented, "Call sync_file_range(2) with these flags every N writes (`flags:N`, N 1 when left out) over the range written since the last sync; counted with the syncs (`fsync/fdatasync/sync_file_range` latencies).")
+        .apply(|o, v| {
+            o.sync_file_range = special::parse_sync_file_range(v.as_text())?;
+            Ok(())
+        }),
     opt("direct", Kind::Bool, Category::Engine, Support::Implemented, "Unbuffered I/O (O_DIRECT); the opposite of `buffered`.")
         .def("0")
         .apply(|o, v| {
@@ -1435,7 +1447,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.unlink = v.as_bool();
             Ok(())
         }),
-    opt("unlink_each_loop", Kind::Bool, Category::Files, Support::Refused, "Delete the job's files after each loop.")
+    opt("unlink_each_loop", Kind::Bool, Category::Files, Support::Implemented, "Close and delete the job's regular files between its `loops`; the next loop opens them again (a writing job creates them anew, a reading one fails to open them, as in fio).")
         .def("0")
         .apply(|o, v| {
             o.unlink_each_loop = v.as_bool();

@@ -65,6 +65,7 @@ impl IologWriter {
             Dir::Trim => "trim",
             Dir::Sync => "sync",
             Dir::DataSync => "datasync",
+            Dir::SyncFileRange => "sync_file_range",
         };
         self.line(format_args!("{t} {name} {what} {offset} {len}\n"));
     }

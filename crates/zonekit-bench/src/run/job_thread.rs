@@ -79,6 +79,8 @@ pub struct SetupCtx {
     pub zbd: ZbdRun,
     /// The flow groups (`flow_id`) of the run's jobs.
     pub flows: crate::run::pacing::Flows,
+    /// The locks of the run's files (`lockfile`).
+    pub file_locks: crate::run::locks::FileLocks,
 }
 
 /// A clone after its setup, ready to run on its thread.
@@ -101,6 +103,8 @@ pub struct Prepared {
     vstate: Option<Arc<VerifyState>>,
     /// The clone's flow group (`flow`).
     flow: Option<Arc<crate::run::pacing::Flow>>,
+    /// The lock of each file (`lockfile`).
+    locks: Vec<Option<Arc<crate::run::locks::FileLock>>>,
 }
 
 impl Prepared {
@@ -510,6 +514,7 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         }
     }
     let flow = ctx.flows.join(opts.pacing.flow_id, opts.pacing.flow);
+    let locks = files.iter().map(|f| ctx.file_locks.get(&f.path, &opts.lockfile)).collect();
     Ok(Prepared {
         run,
         opts: Arc::new(opts),
@@ -521,7 +526,66 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         queues: Vec::new(),
         vstate,
         flow,
+        locks,
     })
+}
+
+/// How a job opens its files (fio's `generic_open_file`).
+fn open_spec(opts: &JobOptions) -> OpenSpec {
+    let sync = match opts.sync.as_str() {
+        "sync" | "1" => SyncMode::Sync,
+        "dsync" => SyncMode::Dsync,
+        _ => SyncMode::None,
+    };
+    OpenSpec {
+        reads: opts.rw.reads(),
+        // fio's falloc opens its files read-write (and creates them) whatever the direction.
+        writes: opts.rw.writes() || opts.ioengine == "falloc",
+        trims: opts.rw.trims(),
+        direct: opts.direct,
+        sync,
+        allow_create: opts.allow_file_create,
+        create_on_open: opts.create_on_open,
+    }
+}
+
+/// `unlink_each_loop` between two loops (fio's `clear_io_state` then `unlink_all_files`): the
+/// engine and its files are closed, the regular files unlinked, then opened again (a writing job
+/// creates them anew, empty; a reading one fails to open them, as in fio) with a new engine,
+/// which replaces `engine` (the old one is closed then). The error is the errno and the line the job ends with.
+fn reopen_unlinked(
+    opts: &JobOptions,
+    files: &[PlannedFile],
+    engine: &mut Box<dyn zonekit_blk::Engine>,
+    handles: &mut Vec<File>,
+    real: RealClock,
+) -> Result<(), (i32, String)> {
+    handles.clear();
+    for f in files.iter().filter(|f| !f.is_block) {
+        file::unlink_job_file(&f.path)
+            .map_err(|e| (errno_of(&e), format!("{}: unlink_all_files: {}", f.path.display(), os(&e))))?;
+    }
+    let ospec = open_spec(opts);
+    let mut fds = Vec::with_capacity(files.len());
+    for f in files {
+        let fd = file::open_job_file(&f.path, &ospec)
+            .map_err(|e| (errno_of(&e), format!("{}: open: {}", f.path.display(), os(&e))))?;
+        if let Ok(dup) = fd.try_clone() {
+            handles.push(File::from(dup));
+        }
+        fds.push(fd);
+    }
+    let kind = engines::blk_engine(opts)
+        .ok_or_else(|| (libc::EINVAL, format!("ioengine {}: not run by zonekit on files", opts.ioengine)))?;
+    let config = EngineConfig {
+        depth: opts.iodepth.max(1),
+        buffer_size: sizing::max_block_size(opts) as usize,
+        buffer_align: 4096,
+        files: fds,
+        clock: real,
+    };
+    *engine = zonekit_blk::open_engine(kind, config).map_err(|e| (e.errno(), e.to_string()))?;
+    Ok(())
 }
 
 /// Reads `local-<job>-<index>-verify.state`; the error is fio's lines.
@@ -676,7 +740,7 @@ pub async fn run_prepared<C: Clock>(
     progress: Arc<Progress>,
     note: NoteSink,
 ) -> JobOutcome {
-    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, vstate, flow } = p;
+    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, vstate, flow, locks } = p;
     // The jobs' own time per I/O, spent in simulated time only (a real clock spends it for real).
     let host_io_ns = if clock.as_real().is_none() {
         queues.iter().flatten().map(|q| q.config().host_io_ns).max().unwrap_or(0)
@@ -773,21 +837,7 @@ pub async fn run_prepared<C: Clock>(
             .collect();
         zonekit_blk::open_device_engine(queues, config)
     } else {
-        let sync = match opts.sync.as_str() {
-            "sync" | "1" => SyncMode::Sync,
-            "dsync" => SyncMode::Dsync,
-            _ => SyncMode::None,
-        };
-        let ospec = OpenSpec {
-            reads: opts.rw.reads(),
-            // fio's falloc opens its files read-write (and creates them) whatever the direction.
-            writes: opts.rw.writes() || opts.ioengine == "falloc",
-            trims: opts.rw.trims(),
-            direct: opts.direct,
-            sync,
-            allow_create: opts.allow_file_create,
-            create_on_open: opts.create_on_open,
-        };
+        let ospec = open_spec(&opts);
         let mut fds = Vec::with_capacity(files.len());
         if !on_devices && !sizing::diskless(&opts) {
             for f in &files {
@@ -886,6 +936,7 @@ pub async fn run_prepared<C: Clock>(
     loop_cfg.job_id = run.thread_number - 1;
     loop_cfg.host_io_ns = host_io_ns;
     loop_cfg.pacing.flow = flow.map(|f| (f, opts.pacing.flow));
+    loop_cfg.file_locks = locks;
     let ru0 = thread_rusage().unwrap_or_default();
     let t0 = clock.now_ns();
     let started = SystemTime::now();
@@ -903,7 +954,19 @@ pub async fn run_prepared<C: Clock>(
         wspec_loop.time_based = false;
         workload = Workload::new(wspec_loop.clone());
     }
-    let rounds = if per_loop { opts.loops.max(1) } else { 1 };
+    // unlink_each_loop: fio's thread_main runs each of the `loops` on its own, closing and
+    // unlinking the files in between (a time-based job runs one loop).
+    let unlink_rounds = opts.unlink_each_loop
+        && !opts.time_based
+        && opts.loops > 1
+        && !on_devices
+        && !sizing::diskless(&opts)
+        && (!verifying_writer || !opts.verify.only);
+    if unlink_rounds {
+        wspec_loop.loops = 1;
+        workload = Workload::new(wspec_loop.clone());
+    }
+    let rounds = if per_loop || unlink_rounds { opts.loops.max(1) } else { 1 };
     let mut phase_runtime: Option<(u64, u64)> = None;
     let mut log: Vec<String> = Vec::new();
     let mut epoch: Option<u64> = None;
@@ -942,6 +1005,13 @@ pub async fn run_prepared<C: Clock>(
             if round > 0 {
                 workload = Workload::new(wspec_loop.clone());
             }
+            if round > 0
+                && unlink_rounds
+                && let Err(e) = reopen_unlinked(&opts, &files, &mut engine, &mut handles, real)
+            {
+                end.error = Some(e);
+                break;
+            }
             let lp = JobLoop::new(
                 engine.as_mut(),
                 &mut workload,
@@ -969,7 +1039,19 @@ pub async fn run_prepared<C: Clock>(
         // fio's do_verify: read back what the job wrote and check it.
         let verify_now =
             wrote && verifying_writer && opts.do_verify && end.error.is_none() && !terminate.load(Ordering::Relaxed);
-        let Some(mut v) = end.verify.take().filter(|_| verify_now) else { break };
+        let Some(mut v) = end.verify.take().filter(|_| verify_now) else {
+            let past_deadline =
+                loop_cfg.deadline.is_some_and(|d| clock.now_ns().saturating_sub(e0) >= d.as_nanos() as u64);
+            if unlink_rounds
+                && !verifying_writer
+                && end.error.is_none()
+                && !terminate.load(Ordering::Relaxed)
+                && !past_deadline
+            {
+                continue;
+            }
+            break;
+        };
         let pieces = if opts.verify.experimental {
             let mut replay = Workload::new(wspec_loop.clone());
             JobVerify::pieces_of(std::iter::from_fn(|| replay.next()))

@@ -14,6 +14,7 @@ pub mod executor;
 pub mod io_loop;
 pub mod iolog;
 pub mod job_thread;
+pub mod locks;
 pub mod pacing;
 pub mod sim;
 pub mod sizing;

@@ -271,6 +271,7 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         sequencer_identical: opts.rw_sequencer == RwSequencer::Identical,
         perc_rand: opts.percentage_random,
         bs_is_seq_rand: opts.bs_is_seq_rand,
+        bs_unaligned: opts.bs_unaligned,
         rwmix_read: opts.rwmixread,
         bs: [bs(0), bs(1), bs(2)],
         files: files.iter().map(|f| f.range).collect(),
@@ -283,6 +284,7 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         rand: rand_spec(opts, 1),
         fsync_every: u64::from(opts.fsync),
         fdatasync_every: u64::from(opts.fdatasync),
+        sfr_every: opts.sync_file_range.1,
         zone_mode: ZoneModeSpec::None,
         io_size_given: opts.io_size.is_some_and(|s| !s.is_zero()),
         // fio's do_io lets trim-then-write issue twice the bytes (each is trimmed and written).
@@ -390,6 +392,11 @@ pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopC
         write_iolog: opts.write_iolog.as_ref().map(PathBuf::from),
         cmdprio: None,
         host_io_ns: 0,
+        // Set by the job's setup, which shares each file's lock with the run's other jobs.
+        file_locks: Vec::new(),
+        sync_file_range_flags: opts.sync_file_range.0,
+        // fio's fixup_options keeps it for jobs that write or trim at a depth above 1.
+        serialize_overlap: opts.serialize_overlap && (opts.rw.writes() || opts.rw.trims()) && opts.iodepth > 1,
     }
 }
 

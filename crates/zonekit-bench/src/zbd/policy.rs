@@ -663,7 +663,7 @@ impl ZoneJob {
                     None => Decision::Eof,
                 }
             }
-            Dir::Sync | Dir::DataSync => Decision::Accept { zone: Some(zb) },
+            Dir::Sync | Dir::DataSync | Dir::SyncFileRange => Decision::Accept { zone: Some(zb) },
         }
     }
 

@@ -157,7 +157,7 @@ impl<C: Clock> DeviceEngine<C> {
         let op = match io.ddir {
             Ddir::Read => QueueOp::Read,
             Ddir::Write => QueueOp::Write,
-            Ddir::Sync | Ddir::DataSync => QueueOp::Flush,
+            Ddir::Sync | Ddir::DataSync | Ddir::SyncFileRange(_) => QueueOp::Flush,
             Ddir::ZoneReset => QueueOp::Reset,
             Ddir::Trim => unreachable!("refused by check"),
         };

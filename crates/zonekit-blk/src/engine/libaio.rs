@@ -79,7 +79,7 @@ impl LibaioEngine {
         let rw = match io.ddir {
             Ddir::Read => Rw::Read,
             Ddir::Write => Rw::Write,
-            Ddir::Trim | Ddir::Sync | Ddir::DataSync | Ddir::ZoneReset => {
+            Ddir::Trim | Ddir::Sync | Ddir::DataSync | Ddir::SyncFileRange(_) | Ddir::ZoneReset => {
                 // As fio: run inline, once the queued I/Os are committed.
                 return match self.aio.claim(io.tag as usize) {
                     Ok(()) if self.aio.pending() == 0 => Queued::Completed(inline_op(t, io)),

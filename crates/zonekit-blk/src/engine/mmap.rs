@@ -126,7 +126,7 @@ impl Engine for MmapEngine {
                 Some(Err(e)) => sys::neg_errno(&e),
                 _ => 0,
             },
-            Ddir::Trim | Ddir::ZoneReset => inline_op(t, io),
+            Ddir::Trim | Ddir::SyncFileRange(_) | Ddir::ZoneReset => inline_op(t, io),
         })
     }
 

@@ -545,7 +545,20 @@ pub(crate) fn inline_op(t: &Target, io: &Io) -> i32 {
         Ddir::Trim => trim(t, io.offset, io.len),
         Ddir::ZoneReset => reset_zones(t, io.offset, io.len),
         Ddir::Sync | Ddir::DataSync => sync_file(t, io.ddir == Ddir::DataSync),
+        Ddir::SyncFileRange(flags) => sync_range(t, io.offset, io.len, flags),
         Ddir::Read | Ddir::Write => -libc::EINVAL,
+    }
+}
+
+/// `sync_file_range` of `len` bytes at `offset` (fio's `do_sync_file_range`: nothing written,
+/// nothing to do): 0 or `-errno`.
+pub(crate) fn sync_range(t: &Target, offset: u64, len: u32, flags: u32) -> i32 {
+    if len == 0 {
+        return 0;
+    }
+    match sys::io::sync_file_range(t.fd(), offset, u64::from(len), flags) {
+        Ok(()) => 0,
+        Err(e) => sys::neg_errno(&e),
     }
 }
 

@@ -57,7 +57,7 @@ impl Engine for NullEngine {
         }
         let result = match io.ddir {
             Ddir::Read | Ddir::Write | Ddir::Trim => io.len as i32,
-            Ddir::Sync | Ddir::DataSync | Ddir::ZoneReset => 0,
+            Ddir::Sync | Ddir::DataSync | Ddir::SyncFileRange(_) | Ddir::ZoneReset => 0,
         };
         if self.sync {
             return Queued::Completed(result);

@@ -55,7 +55,7 @@ impl Engine for PosixAioEngine {
             Ddir::Read => self.aio.start_rw(tag, Rw::Read, file, io.offset, io.len),
             Ddir::Write => self.aio.start_rw(tag, Rw::Write, file, io.offset, io.len),
             Ddir::Sync | Ddir::DataSync => self.aio.start_fsync(tag, file),
-            Ddir::Trim | Ddir::ZoneReset => {
+            Ddir::Trim | Ddir::SyncFileRange(_) | Ddir::ZoneReset => {
                 return match self.aio.claim(tag) {
                     Ok(()) if self.aio.in_flight() == 0 => Queued::Completed(inline_op(t, io)),
                     Ok(()) | Err(PushError::Busy) => Queued::Busy,

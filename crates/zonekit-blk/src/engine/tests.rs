@@ -230,6 +230,9 @@ fn trim_punches_a_hole_and_sync_succeeds() {
         assert!(e.buffer(1)[..4096].iter().all(|&b| b == 0xee), "{name}: data after the hole kept");
         assert_eq!(run(e.as_mut(), io(0, Ddir::Sync, 0, 0)), 0, "{name} fsync");
         assert_eq!(run(e.as_mut(), io(0, Ddir::DataSync, 0, 0)), 0, "{name} fdatasync");
+        let sfr = Ddir::SyncFileRange(libc::SYNC_FILE_RANGE_WAIT_BEFORE | libc::SYNC_FILE_RANGE_WRITE);
+        assert_eq!(run(e.as_mut(), io(0, sfr, 0, 65536)), 0, "{name} sync_file_range");
+        assert_eq!(run(e.as_mut(), io(0, Ddir::SyncFileRange(0xff), 0, 65536)), -libc::EINVAL, "{name} bad flags");
     }
 }
 

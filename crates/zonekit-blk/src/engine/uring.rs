@@ -123,8 +123,9 @@ impl UringEngine {
                 self.ring.push_rw(io.tag as usize, &x)
             }
             Ddir::Sync | Ddir::DataSync => self.ring.push_fsync(io.tag as usize, file, io.ddir == Ddir::DataSync),
-            Ddir::Trim | Ddir::ZoneReset => {
-                // As fio: trims (and zone resets) run inline, once the queued I/Os are committed.
+            Ddir::Trim | Ddir::SyncFileRange(_) | Ddir::ZoneReset => {
+                // As fio: trims (and zone resets) run inline (zonekit runs sync_file_range inline
+                // too, where fio sends IORING_OP_SYNC_FILE_RANGE), once the queued I/Os are committed.
                 match self.ring.claim(io.tag as usize) {
                     Ok(()) if self.ring.pending() == 0 => {
                         return Queued::Completed(inline_op(&self.files[file], io));

@@ -50,6 +50,16 @@ pub fn ftruncate(fd: BorrowedFd<'_>, len: u64) -> io::Result<()> {
     Ok(rustix::fs::ftruncate(fd, off(len)?)?)
 }
 
+/// `sync_file_range(fd, offset, nbytes, flags)` (`SYNC_FILE_RANGE_*` bits; 0 bytes reach the end
+/// of the file).
+pub fn sync_file_range(fd: BorrowedFd<'_>, offset: u64, nbytes: u64, flags: u32) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let (offset, nbytes) = (off(offset)? as i64, off(nbytes)? as i64);
+    // SAFETY: the call takes plain integers; `fd` is a descriptor borrowed for the call.
+    let r = unsafe { libc::sync_file_range(fd.as_raw_fd(), offset, nbytes, flags) };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
+}
+
 /// `posix_fadvise(fd, offset, len, advice)` (a length of 0 reaches the end of the file).
 pub fn posix_fadvise(fd: BorrowedFd<'_>, offset: u64, len: u64, advice: Advice) -> io::Result<()> {
     Ok(rustix::fs::fadvise(fd, off(offset)?, NonZeroU64::new(off(len)?), advice)?)
