@@ -19,7 +19,8 @@ pub mod zoned;
 
 pub use clock::{Clock, RealClock};
 pub use engine::{
-    Completion, Ddir, DeviceEngineConfig, DiskCounts, Engine, EngineConfig, EngineError, EngineKind, Io, LibaioOptions,
+    Completion, CpuOptions, Ddir, DeviceEngineConfig, DiskCounts, Engine, EngineConfig, EngineError, EngineKind, ExecOptions,
+    FileOp, FileOpsOptions, Io, LibaioOptions,
     MmapAccess, MmapOptions, NetOptions, NetProto, Pvsync2Options, Queued, StopFlag, UringOptions, open_device_engine,
     open_engine,
 };
