@@ -10,7 +10,8 @@
 //! files), and refused when a job runs; an option of such an engine is an error.
 
 use zonekit_blk::{
-    CpuOptions, EngineKind, ExecOptions, FileOp, FileOpsOptions, LibaioOptions, MmapAccess, MmapOptions, NetOptions, NetProto, Pvsync2Options, StopFlag, UringOptions,
+    CpuOptions, EngineKind, ExecOptions, FileOp, FileOpsOptions, LibaioOptions, MmapAccess, MmapOptions, NetOptions,
+    NetProto, Pvsync2Options, StopFlag, UringOptions,
 };
 
 use super::job::{JobOptions, SizeSpec};
@@ -273,10 +274,12 @@ static CPUIO: &[OptionDef] = &[
             o.noio.cpuchunks = v.as_u32();
             Ok(())
         }),
-    opt("exit_on_io_done", Kind::Bool, E, I, "End the job once every job doing I/O has ended.").def("0").apply(|o, v| {
-        o.noio.exit_on_io_done = v.as_bool();
-        Ok(())
-    }),
+    opt("exit_on_io_done", Kind::Bool, E, I, "End the job once every job doing I/O has ended.").def("0").apply(
+        |o, v| {
+            o.noio.exit_on_io_done = v.as_bool();
+            Ok(())
+        },
+    ),
 ];
 
 static DFS: &[OptionDef] = &[
@@ -297,11 +300,17 @@ static EXEC: &[OptionDef] = &[
         o.noio.program = Some(v.as_text().to_string());
         Ok(())
     }),
-    opt("arguments", Kind::Text, E, I, "Its arguments, split at spaces (%r: the runtime in seconds, %n: the job name).")
-        .apply(|o, v| {
-            o.noio.arguments = Some(v.as_text().to_string());
-            Ok(())
-        }),
+    opt(
+        "arguments",
+        Kind::Text,
+        E,
+        I,
+        "Its arguments, split at spaces (%r: the runtime in seconds, %n: the job name).",
+    )
+    .apply(|o, v| {
+        o.noio.arguments = Some(v.as_text().to_string());
+        Ok(())
+    }),
     opt(
         "grace_time",
         Kind::Int { min: 0, max: i32::MAX as i64 },
@@ -849,6 +858,8 @@ pub fn blk_engine(o: &JobOptions) -> Option<EngineKind> {
             load: o.noio.cpuload.min(100),
             cycle_us: o.noio.cpuchunks,
             qsort: o.noio.cpumode_qsort,
+            // The run's counters are the caller's.
+            exit_on_io_done: None,
         }),
         "exec" => EngineKind::Exec(exec_options(o)),
         // The paths are the job's files, which the caller knows.
@@ -879,9 +890,7 @@ fn exec_options(o: &JobOptions) -> ExecOptions {
     ExecOptions {
         program: n.program.clone().unwrap_or_default(),
         arguments: exec_arguments(o),
-        redirect: n
-            .std_redirect
-            .then(|| (format!("{}.stdout", o.name).into(), format!("{}.stderr", o.name).into())),
+        redirect: n.std_redirect.then(|| (format!("{}.stdout", o.name).into(), format!("{}.stderr", o.name).into())),
         grace_time_s: u64::from(n.grace_time),
         timeout_us: o.runtime.map_or(0, |d| d.as_micros() as u64),
         poll_us: 50_000,

@@ -79,6 +79,17 @@ pub struct SetupCtx {
     pub zbd: ZbdRun,
     /// The flow groups (`flow_id`) of the run's jobs.
     pub flows: crate::run::pacing::Flows,
+    /// The jobs doing I/O (every engine but cpuio and exec), for cpuio's `exit_on_io_done`.
+    pub io_jobs: zonekit_blk::IoJobs,
+}
+
+/// A job doing I/O, counted in [`SetupCtx::io_jobs`] until it ends (or is dropped unrun).
+struct IoJobGuard(zonekit_blk::IoJobs);
+
+impl Drop for IoJobGuard {
+    fn drop(&mut self) {
+        self.0.left.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// A clone after its setup, ready to run on its thread.
@@ -101,6 +112,9 @@ pub struct Prepared {
     vstate: Option<Arc<VerifyState>>,
     /// The clone's flow group (`flow`).
     flow: Option<Arc<crate::run::pacing::Flow>>,
+    /// The run's jobs doing I/O, and this clone's place among them if it is one.
+    io_jobs: zonekit_blk::IoJobs,
+    io_job: Option<IoJobGuard>,
 }
 
 impl Prepared {
@@ -530,6 +544,11 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         }
     }
     let flow = ctx.flows.join(opts.pacing.flow_id, opts.pacing.flow);
+    let io_job = (!matches!(opts.ioengine.as_str(), "cpuio" | "exec")).then(|| {
+        ctx.io_jobs.total.fetch_add(1, Ordering::Relaxed);
+        ctx.io_jobs.left.fetch_add(1, Ordering::Relaxed);
+        IoJobGuard(ctx.io_jobs.clone())
+    });
     Ok(Prepared {
         run,
         opts: Arc::new(opts),
@@ -541,6 +560,8 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         queues: Vec::new(),
         vstate,
         flow,
+        io_jobs: ctx.io_jobs.clone(),
+        io_job,
     })
 }
 
@@ -696,7 +717,9 @@ pub async fn run_prepared<C: Clock>(
     progress: Arc<Progress>,
     note: NoteSink,
 ) -> JobOutcome {
-    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, vstate, flow } = p;
+    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, vstate, flow, io_jobs, io_job } = p;
+    // Counted as running until this function returns.
+    let _io_job = io_job;
     // The jobs' own time per I/O, spent in simulated time only (a real clock spends it for real).
     let host_io_ns = if clock.as_real().is_none() {
         queues.iter().flatten().map(|q| q.config().host_io_ns).max().unwrap_or(0)
@@ -854,6 +877,9 @@ pub async fn run_prepared<C: Clock>(
         match &mut kind {
             zonekit_blk::EngineKind::FileOps(f) => f.paths = files.iter().map(|f| f.path.clone()).collect(),
             zonekit_blk::EngineKind::Cpu(c) => {
+                if opts.noio.exit_on_io_done {
+                    c.exit_on_io_done = Some(io_jobs.clone());
+                }
                 let mode = if c.qsort { "qsort" } else { "noop" };
                 note(&format!("{} ({mode}): ioengine=cpuio, cpuload={}, cpucycle={}", opts.name, c.load, c.cycle_us));
             }

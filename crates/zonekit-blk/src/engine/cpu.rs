@@ -9,13 +9,41 @@
 //! the job loop's, as in fio, so an I/O's latency is the burn alone.
 
 use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{Common, Completion, Engine, EngineConfig, EngineError, Io, Queued};
 use crate::sys::buf::SlotBuffers;
 
+/// The count of a run's jobs that do I/O (`total`, set up so far) and of those not yet ended
+/// (`left`), for `exit_on_io_done`. Two are equal when they are the same counters.
+#[derive(Debug, Clone, Default)]
+pub struct IoJobs {
+    /// Jobs that do I/O in the run.
+    pub total: Arc<AtomicUsize>,
+    /// Those still to end.
+    pub left: Arc<AtomicUsize>,
+}
+
+impl IoJobs {
+    /// fio's `fio_running_or_pending_io_threads` is false: the run had jobs doing I/O, and
+    /// every one has ended.
+    pub fn all_done(&self) -> bool {
+        self.total.load(Ordering::Relaxed) > 0 && self.left.load(Ordering::Relaxed) == 0
+    }
+}
+
+impl PartialEq for IoJobs {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.left, &other.left)
+    }
+}
+
+impl Eq for IoJobs {}
+
 /// Settings of the `cpuio` engine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CpuOptions {
     /// Share of one CPU to use, in percent (1 to 100).
     pub load: u32,
@@ -23,6 +51,9 @@ pub struct CpuOptions {
     pub cycle_us: u32,
     /// Sort arrays rather than spin (`cpumode=qsort`).
     pub qsort: bool,
+    /// `exit_on_io_done`: the engine is finished, before its next burn, once these jobs have all
+    /// ended (never when the run has no job doing I/O, as in fio).
+    pub exit_on_io_done: Option<IoJobs>,
 }
 
 impl CpuOptions {
@@ -64,13 +95,8 @@ impl CpuEngine {
             return Err(EngineError::Option { engine: "cpuio", why: "cpuload must be 1 to 100".into() });
         }
         let data = if opts.qsort { mwc_data() } else { Vec::new() };
-        Ok(CpuEngine {
-            opts,
-            bufs: common.bufs,
-            data,
-            bytes: Vec::new(),
-            think_us: opts.think_us(u64::from(opts.cycle_us)),
-        })
+        let think_us = opts.think_us(u64::from(opts.cycle_us));
+        Ok(CpuEngine { opts, bufs: common.bufs, data, bytes: Vec::new(), think_us })
     }
 
     fn spin(&self) {
@@ -133,5 +159,9 @@ impl Engine for CpuEngine {
 
     fn think_time_us(&self) -> Option<u64> {
         self.opts.qsort.then_some(self.think_us)
+    }
+
+    fn finished(&self) -> bool {
+        self.opts.exit_on_io_done.as_ref().is_some_and(IoJobs::all_done)
     }
 }

@@ -77,8 +77,10 @@ impl ExecEngine {
                 use std::os::unix::fs::OpenOptionsExt;
                 std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o644).open(p)
             };
-            let o = create(out).map_err(|e| (e.raw_os_error().unwrap_or(libc::EIO), format!("open({})", out.display())))?;
-            let e = create(err).map_err(|e| (e.raw_os_error().unwrap_or(libc::EIO), format!("open({})", err.display())))?;
+            let o =
+                create(out).map_err(|e| (e.raw_os_error().unwrap_or(libc::EIO), format!("open({})", out.display())))?;
+            let e =
+                create(err).map_err(|e| (e.raw_os_error().unwrap_or(libc::EIO), format!("open({})", err.display())))?;
             cmd.stdout(o).stderr(e);
         }
         let child = cmd.spawn().map_err(|e| (e.raw_os_error().unwrap_or(libc::EIO), format!("execvp({prog})")))?;

@@ -66,10 +66,10 @@ mod sync;
 mod uring;
 
 pub use crate::request::{Completion, Ddir, Io};
-pub use cpu::CpuOptions;
+pub use cpu::{CpuOptions, IoJobs};
+pub use device::{DeviceEngine, DeviceEngineConfig, open_device_engine};
 pub use exec::ExecOptions;
 pub use fsop::{FileOp, FileOpsOptions};
-pub use device::{DeviceEngine, DeviceEngineConfig, open_device_engine};
 pub use net::{NetOptions, NetProto, StopFlag};
 
 use crate::clock::RealClock;
