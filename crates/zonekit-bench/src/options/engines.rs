@@ -1,6 +1,7 @@
 //! I/O engines fio 3.33 knows (from its `engines/` directory) and their options. zonekit
 //! implements `sync`, `psync`, `vsync`, `pvsync`, `pvsync2`, `io_uring`, `libaio`, `posixaio`,
-//! `mmap`, `splice`, `falloc`, `ftruncate`, `null`, and `net` and `netsplice` (sockets, no files)
+//! `mmap`, `splice`, `falloc`, `ftruncate`, `filecreate`, `filestat`, `filedelete`, `null`,
+//! `cpuio` and `exec` (no files), and `net` and `netsplice` (sockets, no files)
 //! ([`blk_engine`] turns a job's engine and its options into the block layer's typed
 //! [`EngineKind`]), and `sg` and `libzbc` on its own emulated devices (where every engine runs in
 //! process); the others are recognised by name:
