@@ -489,6 +489,33 @@ fn finalize(
             );
         }
     }
+    // The init of fio's cpuio and exec engines: one file (a name only), and the think time
+    // after every completed I/O that paces the job (cpuio: its load; exec: a 50 ms poll).
+    if matches!(o.ioengine.as_str(), "cpuio" | "exec") {
+        if o.ioengine == "cpuio" && o.noio.cpuload == 0 {
+            conflict(where_set("ioengine"), "ioengine=cpuio: cpu thread needs rate (cpuload=)".into());
+        }
+        if o.ioengine == "exec" && o.noio.program.as_deref().is_none_or(str::is_empty) {
+            conflict(
+                where_set("ioengine"),
+                "ioengine=exec: no program is defined, it is mandatory to define one".into(),
+            );
+        }
+        o.nrfiles = 1;
+        o.openfiles = 1;
+        // No offsets are drawn (fio skips them for FIO_NOIO engines): no map of the blocks done.
+        o.norandommap = true;
+        let think_us = if o.ioengine == "exec" {
+            50_000
+        } else {
+            let load = u64::from(o.noio.cpuload.clamp(1, 100));
+            u64::from(o.noio.cpuchunks) * (100 - load) / load
+        };
+        o.thinktime = std::time::Duration::from_micros(think_us);
+        o.thinktime_spin = std::time::Duration::ZERO;
+        o.thinktime_blocks = 1;
+        o.pacing.thinktime_blocks_issue = false;
+    }
     let ba_given = o.is_set("ba");
     for d in 0..3 {
         if !ba_given || o.blockalign[d] == 0 || !o.rw.is_random() {

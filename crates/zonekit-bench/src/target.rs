@@ -46,6 +46,9 @@ pub const FILE_ONLY_ENGINES: &[(&str, &str)] = &[
     ("mmap", "maps the file's pages (write-back would write a zoned device's sequential zones out of order)"),
     ("falloc", "calls fallocate(2) on a file"),
     ("ftruncate", "calls ftruncate(2) on a file"),
+    ("filecreate", "creates files"),
+    ("filestat", "calls stat(2) on files"),
+    ("filedelete", "deletes files"),
 ];
 
 /// Engines that only make sense on zonekit's devices (SCSI passthrough and libzbc have no meaning

@@ -44,8 +44,8 @@ const EXPECTED: Counts = Counts {
     others_unset_variable: 14,
     others_unknown_option: 10,
     others_bad_value: 10,
-    runnable: 37,
-    refused_engine: 26,
+    runnable: 42,
+    refused_engine: 21,
     refused_option: 9,
     conflict: 1,
 };

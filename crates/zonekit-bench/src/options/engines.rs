@@ -1,6 +1,7 @@
 //! I/O engines fio 3.33 knows (from its `engines/` directory) and their options. zonekit
 //! implements `sync`, `psync`, `vsync`, `pvsync`, `pvsync2`, `io_uring`, `libaio`, `posixaio`,
-//! `mmap`, `splice`, `falloc`, `ftruncate`, `null`, and `net` and `netsplice` (sockets, no files)
+//! `mmap`, `splice`, `falloc`, `ftruncate`, `filecreate`, `filestat`, `filedelete`, `null`,
+//! `cpuio` and `exec` (no files), and `net` and `netsplice` (sockets, no files)
 //! ([`blk_engine`] turns a job's engine and its options into the block layer's typed
 //! [`EngineKind`]), and `sg` and `libzbc` on its own emulated devices (where every engine runs in
 //! process); the others are recognised by name:
@@ -10,7 +11,8 @@
 //! files), and refused when a job runs; an option of such an engine is an error.
 
 use zonekit_blk::{
-    EngineKind, LibaioOptions, MmapAccess, MmapOptions, NetOptions, NetProto, Pvsync2Options, StopFlag, UringOptions,
+    CpuOptions, EngineKind, ExecOptions, FileOp, FileOpsOptions, LibaioOptions, MmapAccess, MmapOptions, NetOptions,
+    NetProto, Pvsync2Options, StopFlag, UringOptions,
 };
 
 use super::job::{JobOptions, SizeSpec};
@@ -244,23 +246,41 @@ static PVSYNC2: &[OptionDef] = &[
 ];
 
 static CPUIO: &[OptionDef] = &[
-    opt("cpuload", Kind::Int { min: 0, max: 100 }, E, R, "Percentage of CPU to burn."),
+    opt("cpuload", Kind::Int { min: 0, max: 100 }, E, I, "Percentage of one CPU the job uses (1 to 100; required).")
+        .apply(|o, v| {
+            o.noio.cpuload = v.as_u32();
+            Ok(())
+        }),
     opt(
         "cpumode",
         Kind::Choice {
             choices: &[
-                Choice { name: "noop", canon: "noop", help: "" },
-                Choice { name: "qsort", canon: "qsort", help: "" },
+                Choice { name: "noop", canon: "noop", help: "Spin on the clock" },
+                Choice { name: "qsort", canon: "qsort", help: "Sort arrays of integers (draws more power)" },
             ],
             postfix: false,
         },
         E,
-        R,
-        "How to burn CPU.",
+        I,
+        "How the CPU is kept busy.",
     )
-    .def("noop"),
-    opt("cpuchunks", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "Length of one burn cycle (µs).").def("50000"),
-    opt("exit_on_io_done", Kind::Bool, E, R, "Stop when the I/O jobs are done.").def("0"),
+    .def("noop")
+    .apply(|o, v| {
+        o.noio.cpumode_qsort = v.as_text() == "qsort";
+        Ok(())
+    }),
+    opt("cpuchunks", Kind::Int { min: 0, max: u32::MAX as i64 }, E, I, "Length of one CPU burn cycle (µs).")
+        .def("50000")
+        .apply(|o, v| {
+            o.noio.cpuchunks = v.as_u32();
+            Ok(())
+        }),
+    opt("exit_on_io_done", Kind::Bool, E, I, "End the job once every job doing I/O has ended.").def("0").apply(
+        |o, v| {
+            o.noio.exit_on_io_done = v.as_bool();
+            Ok(())
+        },
+    ),
 ];
 
 static DFS: &[OptionDef] = &[
@@ -277,28 +297,60 @@ static E4DEFRAG: &[OptionDef] = &[
 ];
 
 static EXEC: &[OptionDef] = &[
-    opt("program", Kind::Text, E, R, "Program to run."),
-    opt("arguments", Kind::Text, E, R, "Its arguments (%r is the runtime, %n the job name)."),
-    opt("grace_time", Kind::Int { min: 0, max: u32::MAX as i64 }, E, R, "Seconds between SIGTERM and SIGKILL.")
-        .def("1"),
-    opt("std_redirect", Kind::Bool, E, R, "Redirect the program's output to files.").def("1"),
+    opt("program", Kind::Text, E, I, "Program to run (required).").apply(|o, v| {
+        o.noio.program = Some(v.as_text().to_string());
+        Ok(())
+    }),
+    opt(
+        "arguments",
+        Kind::Text,
+        E,
+        I,
+        "Its arguments, split at spaces (%r: the runtime in seconds, %n: the job name).",
+    )
+    .apply(|o, v| {
+        o.noio.arguments = Some(v.as_text().to_string());
+        Ok(())
+    }),
+    opt(
+        "grace_time",
+        Kind::Int { min: 0, max: i32::MAX as i64 },
+        E,
+        I,
+        "Seconds the program has to end after SIGTERM, before SIGKILL.",
+    )
+    .def("1")
+    .apply(|o, v| {
+        o.noio.grace_time = v.as_u32();
+        Ok(())
+    }),
+    opt("std_redirect", Kind::Bool, E, I, "Write the program's stdout and stderr to JOB.stdout and JOB.stderr.")
+        .def("1")
+        .apply(|o, v| {
+            o.noio.std_redirect = v.as_bool();
+            Ok(())
+        }),
 ];
 
 static FILESTAT: &[OptionDef] = &[opt(
     "stat_type",
     Kind::Choice {
         choices: &[
-            Choice { name: "stat", canon: "stat", help: "" },
-            Choice { name: "lstat", canon: "lstat", help: "" },
-            Choice { name: "statx", canon: "statx", help: "" },
+            Choice { name: "stat", canon: "stat", help: "stat(2)" },
+            Choice { name: "lstat", canon: "lstat", help: "lstat(2)" },
+            Choice { name: "statx", canon: "statx", help: "statx(2) of the absolute path" },
         ],
         postfix: false,
     },
     E,
-    R,
-    "System call whose speed is measured.",
+    I,
+    "The call whose speed is measured (a file lookup and its attributes).",
 )
-.def("stat")];
+.def("stat")
+.apply(|o, v| {
+    o.noio.stat_type = v.as_text().to_string();
+    Ok(())
+})];
 
 static GFAPI: &[OptionDef] = &[
     opt("volume", Kind::Text, E, R, "GlusterFS volume."),
@@ -649,7 +701,13 @@ pub static ENGINES: &[EngineDef] = &[
         "TCP, UDP or Unix stream socket I/O on one connection: a reader receives, a writer sends; no device or file.",
         NET,
     ),
-    eng("cpuio", N, true, "Burns CPU instead of doing I/O.", CPUIO),
+    eng(
+        "cpuio",
+        Y,
+        true,
+        "Burns CPU instead of doing I/O: each I/O spins (or sorts) for cpuchunks µs, then the job thinks so as to use cpuload % of a CPU; no file, no data.",
+        CPUIO,
+    ),
     eng(
         "sg",
         Y,
@@ -675,10 +733,34 @@ pub static ENGINES: &[EngineDef] = &[
         "One ftruncate(2) to the offset per write (the block size only sets the bytes counted); reads, trims and syncs fail with EINVAL; not on zonekit's emulated devices.",
         &[],
     ),
-    eng("filecreate", N, true, "Measures file creation.", &[]),
-    eng("filestat", N, true, "Measures stat(2) calls.", FILESTAT),
-    eng("filedelete", N, true, "Measures file deletion.", &[]),
-    eng("exec", N, true, "Runs a program alongside the other jobs.", EXEC),
+    eng(
+        "filecreate",
+        Y,
+        true,
+        "Times the creation of each file (open with O_CREAT, reported as its latency); the I/Os move no data.",
+        &[],
+    ),
+    eng(
+        "filestat",
+        Y,
+        true,
+        "Times one stat(2), lstat(2) or statx(2) of each file (stat_type), reported as its latency; the I/Os move no data.",
+        FILESTAT,
+    ),
+    eng(
+        "filedelete",
+        Y,
+        true,
+        "Times the unlink(2) of each file (laid out first), reported as its latency; the I/Os move no data.",
+        &[],
+    ),
+    eng(
+        "exec",
+        Y,
+        true,
+        "Runs a program beside the other jobs until the job's runtime ends (SIGTERM, grace_time, then SIGKILL); no file, no data.",
+        EXEC,
+    ),
     eng("gfapi", N, true, "GlusterFS, synchronous.", GFAPI),
     eng("gfapi_async", N, false, "GlusterFS, asynchronous.", GFAPI),
     eng("mtd", N, true, "MTD flash devices.", MTD),
@@ -772,8 +854,48 @@ pub fn blk_engine(o: &JobOptions) -> Option<EngineKind> {
         "ftruncate" => EngineKind::Ftruncate,
         "null" => EngineKind::Null,
         "net" | "netsplice" => EngineKind::Net(net_options(o)),
+        "cpuio" => EngineKind::Cpu(CpuOptions {
+            // fio clamps a load above 100 (zonekit's option table refuses one).
+            load: o.noio.cpuload.min(100),
+            cycle_us: o.noio.cpuchunks,
+            qsort: o.noio.cpumode_qsort,
+            // The run's counters are the caller's.
+            exit_on_io_done: None,
+        }),
+        "exec" => EngineKind::Exec(exec_options(o)),
+        // The paths are the job's files, which the caller knows.
+        "filecreate" => EngineKind::FileOps(FileOpsOptions { op: FileOp::Create, paths: Vec::new() }),
+        "filedelete" => EngineKind::FileOps(FileOpsOptions { op: FileOp::Delete, paths: Vec::new() }),
+        "filestat" => EngineKind::FileOps(FileOpsOptions {
+            op: match o.noio.stat_type.as_str() {
+                "lstat" => FileOp::Lstat,
+                "statx" => FileOp::Statx,
+                _ => FileOp::Stat,
+            },
+            paths: Vec::new(),
+        }),
         _ => return None,
     })
+}
+
+/// fio's `expand_variables` of `exec`'s arguments: `%r` is the runtime in whole seconds (0
+/// without one), `%n` the job's name.
+pub fn exec_arguments(o: &JobOptions) -> Option<String> {
+    let secs = o.runtime.map_or(0, |d| d.as_secs());
+    o.noio.arguments.as_ref().map(|a| a.replace("%r", &secs.to_string()).replace("%n", &o.name))
+}
+
+/// The `exec` engine's settings, as fio's `exec_background` uses them.
+fn exec_options(o: &JobOptions) -> ExecOptions {
+    let n = &o.noio;
+    ExecOptions {
+        program: n.program.clone().unwrap_or_default(),
+        arguments: exec_arguments(o),
+        redirect: n.std_redirect.then(|| (format!("{}.stdout", o.name).into(), format!("{}.stderr", o.name).into())),
+        grace_time_s: u64::from(n.grace_time),
+        timeout_us: o.runtime.map_or(0, |d| d.as_micros() as u64),
+        poll_us: 50_000,
+    }
 }
 
 /// The network engines' settings, as fio's `fio_netio_init` resolves them (a UDP or Unix

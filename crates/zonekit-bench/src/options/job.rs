@@ -255,6 +255,45 @@ pub struct LibaioOptions {
     pub nowait: bool,
 }
 
+/// Engine options of `cpuio`, `exec` and `filestat`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoIoOptions {
+    /// `cpuload`: percentage of a CPU to use (0: unset, which `cpuio` refuses).
+    pub cpuload: u32,
+    /// `cpumode=qsort` (else `noop`).
+    pub cpumode_qsort: bool,
+    /// `cpuchunks`: microseconds of one burn cycle (fio's default 50000).
+    pub cpuchunks: u32,
+    /// `exit_on_io_done`: stop when the other jobs' I/O is done.
+    pub exit_on_io_done: bool,
+    /// `program`: what `exec` runs.
+    pub program: Option<String>,
+    /// `arguments`: its arguments (`%r`, `%n` not yet replaced).
+    pub arguments: Option<String>,
+    /// `grace_time`: seconds between SIGTERM and the job's end (fio's default 1).
+    pub grace_time: u32,
+    /// `std_redirect`: the program's output to `<job>.stdout` / `<job>.stderr` (default on).
+    pub std_redirect: bool,
+    /// `stat_type`: `stat`, `lstat` or `statx`.
+    pub stat_type: String,
+}
+
+impl Default for NoIoOptions {
+    fn default() -> Self {
+        NoIoOptions {
+            cpuload: 0,
+            cpumode_qsort: false,
+            cpuchunks: 50000,
+            exit_on_io_done: false,
+            program: None,
+            arguments: None,
+            grace_time: 1,
+            std_redirect: true,
+            stat_type: "stat".into(),
+        }
+    }
+}
+
 /// Engine options of `pvsync2`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pvsync2Options {
@@ -488,6 +527,8 @@ pub struct JobOptions {
     pub pvsync2: Pvsync2Options,
     /// `mmap` engine option `thp`: transparent huge pages (a private map).
     pub mmap_thp: bool,
+    /// `cpuio`, `exec` and `filestat` engine options.
+    pub noio: NoIoOptions,
     /// `net` / `netsplice` engine options.
     pub net: NetJobOptions,
 
@@ -872,6 +913,7 @@ impl Default for JobOptions {
             prioclass: 0,
             pvsync2: Pvsync2Options::default(),
             mmap_thp: false,
+            noio: NoIoOptions::default(),
             net: NetJobOptions { protocol: "tcp".into(), ttl: 1, ..NetJobOptions::default() },
             numjobs: 1,
             thread: false,

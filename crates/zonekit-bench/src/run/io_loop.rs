@@ -546,13 +546,20 @@ impl<C: Clock> Core<'_, C> {
                     return;
                 }
                 let bytes = res as u64;
-                if bytes < io.len {
+                // fio's FIO_NOIO engines move nothing: no I/O of theirs is short.
+                if bytes < io.len && !self.engine.moves_no_data() {
                     self.stats.short_io(d);
                 }
-                // The submission latency was recorded at commit.
-                match prio {
-                    Some(p) => self.stats.io_done_prio(d, bytes, io.offset, None, done - issue, done - start, now, p),
-                    None => self.stats.io_done_at(d, bytes, io.offset, None, done - issue, done - start, now),
+                if self.engine.own_latencies() {
+                    self.stats.io_done_unmeasured(d, bytes);
+                } else {
+                    // The submission latency was recorded at commit.
+                    match prio {
+                        Some(p) => {
+                            self.stats.io_done_prio(d, bytes, io.offset, None, done - issue, done - start, now, p)
+                        }
+                        None => self.stats.io_done_at(d, bytes, io.offset, None, done - issue, done - start, now),
+                    }
                 }
             }
         }
@@ -1208,6 +1215,27 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             }
         };
         self.zone_queued(&issue, false, res);
+        if res < 0
+            && let Some((errno, func)) = self.core.engine.failure()
+        {
+            // The engine's own call failed (fio's td_verror in the engine's file open): the job
+            // ends with it, and the I/O is not one of the job's.
+            self.core.error.get_or_insert((errno, format!("func={func}")));
+            return self.core.now();
+        }
+        if self.core.engine.own_latencies() && !self.core.ramping {
+            let mut lats = Vec::new();
+            self.core.engine.take_latencies(&mut lats);
+            // fio files them under the job's direction: reads if it reads, else writes.
+            let d = if self.workload.spec().read { StatDdir::Read } else { StatDdir::Write };
+            let now = self.core.now().saturating_sub(self.core.epoch_ns);
+            for ns in lats {
+                self.core.stats.engine_clat_sample(d, ns, now);
+            }
+        }
+        if let Some(us) = self.core.engine.think_time_us() {
+            self.core.pacer.set_think_us(us);
+        }
         if res == 0 && self.core.engine.finished() {
             // What found the end is no I/O of the job (fio's net engine answers FIO_Q_BUSY).
             self.exhausted = true;

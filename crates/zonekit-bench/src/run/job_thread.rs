@@ -81,6 +81,17 @@ pub struct SetupCtx {
     pub flows: crate::run::pacing::Flows,
     /// The locks of the run's files (`lockfile`).
     pub file_locks: crate::run::locks::FileLocks,
+    /// The jobs doing I/O (every engine but cpuio and exec), for cpuio's `exit_on_io_done`.
+    pub io_jobs: zonekit_blk::IoJobs,
+}
+
+/// A job doing I/O, counted in [`SetupCtx::io_jobs`] until it ends (or is dropped unrun).
+struct IoJobGuard(zonekit_blk::IoJobs);
+
+impl Drop for IoJobGuard {
+    fn drop(&mut self) {
+        self.0.left.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// A clone after its setup, ready to run on its thread.
@@ -105,6 +116,9 @@ pub struct Prepared {
     flow: Option<Arc<crate::run::pacing::Flow>>,
     /// The lock of each file (`lockfile`).
     locks: Vec<Option<Arc<crate::run::locks::FileLock>>>,
+    /// The run's jobs doing I/O, and this clone's place among them if it is one.
+    io_jobs: zonekit_blk::IoJobs,
+    io_job: Option<IoJobGuard>,
 }
 
 impl Prepared {
@@ -257,6 +271,10 @@ fn size_bytes(s: SizeSpec) -> u64 {
 /// large as the job's share of `size` past its offset (fio gives a `FIO_FAKEIO` engine's file that
 /// size), so that zone mode has zones to work with.
 fn diskless_file(opts: &JobOptions, jobnum: u32, nr_files: usize) -> FileInfo {
+    if matches!(opts.ioengine.as_str(), "cpuio" | "exec") {
+        // fio's FIO_NOIO: no size ever ends the job (its I/Os count no bytes).
+        return FileInfo { exists: true, size: u64::MAX >> 2, is_block: false };
+    }
     let size = match opts.size.and_then(SizeSpec::bytes) {
         Some(b) if b > 0 && sizing::diskless(opts) => b / nr_files.max(1) as u64,
         _ => return FileInfo::default(),
@@ -315,6 +333,15 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
             infos.push(FileInfo { exists: true, size, is_block: true });
             targets.push(ZbdTarget { name, size, is_block: true, source: ZoneSource::Device(dev.clone()) });
             devices.push(Some(dev));
+            continue;
+        }
+        if run.opts.ioengine == "filecreate" {
+            // fio's filecreate sizes every file at the smallest block size, whatever is there.
+            let size = run.opts.min_bs[0].min(run.opts.min_bs[1]);
+            let info = FileInfo { exists: true, size, is_block: false };
+            targets.push(ZbdTarget { name, size, is_block: false, source: ZoneSource::Emulated });
+            infos.push(info);
+            devices.push(None);
             continue;
         }
         if sizing::fileless(&run.opts) {
@@ -409,6 +436,13 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         // Names only: nothing is created, laid out or opened (fio's FIO_DISKLESSIO).
         for f in &mut files {
             f.layout = false;
+        }
+    }
+    if matches!(opts.ioengine.as_str(), "cpuio" | "exec") {
+        // fio's FIO_NOIO: no I/O counts any bytes, so no size ever ends the job (only its
+        // runtime, or a signal).
+        for f in &mut files {
+            f.range = crate::workload::FileRange { size: u64::MAX >> 2, offset: 0, len: u64::MAX >> 2 };
         }
     }
     if opts.create_on_open {
@@ -515,6 +549,11 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
     }
     let flow = ctx.flows.join(opts.pacing.flow_id, opts.pacing.flow);
     let locks = files.iter().map(|f| ctx.file_locks.get(&f.path, &opts.lockfile)).collect();
+    let io_job = (!matches!(opts.ioengine.as_str(), "cpuio" | "exec")).then(|| {
+        ctx.io_jobs.total.fetch_add(1, Ordering::Relaxed);
+        ctx.io_jobs.left.fetch_add(1, Ordering::Relaxed);
+        IoJobGuard(ctx.io_jobs.clone())
+    });
     Ok(Prepared {
         run,
         opts: Arc::new(opts),
@@ -527,6 +566,8 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         vstate,
         flow,
         locks,
+        io_jobs: ctx.io_jobs.clone(),
+        io_job,
     })
 }
 
@@ -740,7 +781,9 @@ pub async fn run_prepared<C: Clock>(
     progress: Arc<Progress>,
     note: NoteSink,
 ) -> JobOutcome {
-    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, vstate, flow, locks } = p;
+    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, vstate, flow, locks, io_jobs, io_job } = p;
+    // Counted as running until this function returns.
+    let _io_job = io_job;
     // The jobs' own time per I/O, spent in simulated time only (a real clock spends it for real).
     let host_io_ns = if clock.as_real().is_none() {
         queues.iter().flatten().map(|q| q.config().host_io_ns).max().unwrap_or(0)
@@ -839,7 +882,7 @@ pub async fn run_prepared<C: Clock>(
     } else {
         let ospec = open_spec(&opts);
         let mut fds = Vec::with_capacity(files.len());
-        if !on_devices && !sizing::diskless(&opts) {
+        if !on_devices && !sizing::diskless(&opts) && !sizing::file_ops(&opts) {
             for f in &files {
                 match file::open_job_file(&f.path, &ospec) {
                     Ok(fd) => {
@@ -881,6 +924,33 @@ pub async fn run_prepared<C: Clock>(
             let why = format!("ioengine {}: not run by zonekit on files", opts.ioengine);
             return fail(&run, started, libc::EINVAL, why);
         };
+        match &mut kind {
+            zonekit_blk::EngineKind::FileOps(f) => f.paths = files.iter().map(|f| f.path.clone()).collect(),
+            zonekit_blk::EngineKind::Cpu(c) => {
+                if opts.noio.exit_on_io_done {
+                    c.exit_on_io_done = Some(io_jobs.clone());
+                }
+                let mode = if c.qsort { "qsort" } else { "noop" };
+                note(&format!("{} ({mode}): ioengine=cpuio, cpuload={}, cpucycle={}", opts.name, c.load, c.cycle_us));
+            }
+            zonekit_blk::EngineKind::Exec(x) => {
+                // fio prints a missing value as the C library prints a null string.
+                let raw = opts.noio.arguments.as_deref().unwrap_or("(null)");
+                let args = x.arguments.as_deref().unwrap_or("(null)");
+                note(&format!("{} : program={}, arguments={raw}", opts.name, x.program));
+                match &x.redirect {
+                    Some((out, err)) => note(&format!(
+                        "{} : Saving output of {} {args} : stdout={} stderr={}",
+                        opts.name,
+                        x.program,
+                        out.display(),
+                        err.display()
+                    )),
+                    None => note(&format!("{} : Running {} {args}", opts.name, x.program)),
+                }
+            }
+            _ => {}
+        }
         if let zonekit_blk::EngineKind::Net(n) = &mut kind {
             // fio's fio_netio_init: each clone uses the next port.
             n.port = n.port.saturating_add(u16::try_from(run.jobnum).unwrap_or(u16::MAX));

@@ -156,7 +156,10 @@ pub fn header_text_traced(jobs: &[BenchJob], trace: Option<&crate::debug::RunTra
         if let Some(b) = trace.and_then(|t| t.before_job.get(i)) {
             s.push_str(b);
         }
-        s.push_str(&header(&j.name, &j.opts, j.groupid).line());
+        // fio prints no such line for its FIO_NOIO engines (the `...` of clones it does).
+        if !matches!(j.opts.ioengine.as_str(), "cpuio" | "exec") {
+            s.push_str(&header(&j.name, &j.opts, j.groupid).line());
+        }
         if let Some(c) = trace.and_then(|t| t.clones.get(i)) {
             s.push_str(c);
         }

@@ -342,6 +342,12 @@ impl Pacer {
         self.cfg.thinktime_us
     }
 
+    /// Sets the think time (µs) from now on: an engine that paces itself (fio's `cpuio` in
+    /// `qsort` mode sets its think time from each sort's length).
+    pub fn set_think_us(&mut self, us: u64) {
+        self.cfg.thinktime_us = us;
+    }
+
     /// The job thought for `total_us` in direction `dir` (the direction of its last I/O), with
     /// `issued` / `completed` I/Os at that point: with `rate_ignore_thinktime` the rate lets
     /// the job make up for the time, less one block so that it issues at once after.

@@ -198,10 +198,17 @@ pub fn plan_files(
     Ok(out)
 }
 
-/// Whether a job's engine does no I/O on its files (`null`, fio's `FIO_DISKLESSIO`): they are
-/// names only, never created, laid out, opened or counted in the disk statistics.
+/// Whether a job's engine does no I/O on its files (`null`, `filecreate`, fio's
+/// `FIO_DISKLESSIO`): they are names only, never laid out, opened for I/O or counted in the disk
+/// statistics.
 pub fn diskless(opts: &JobOptions) -> bool {
-    opts.ioengine == "null" || fileless(opts)
+    matches!(opts.ioengine.as_str(), "null" | "filecreate") || fileless(opts)
+}
+
+/// Whether a job's engine never opens its files for I/O: its one call per file is the work it
+/// measures (`filecreate`, `filestat`, `filedelete`).
+pub fn file_ops(opts: &JobOptions) -> bool {
+    matches!(opts.ioengine.as_str(), "filecreate" | "filestat" | "filedelete")
 }
 
 /// Whether a job's engine has no files at all, only names (`net` and `netsplice`: a host or a

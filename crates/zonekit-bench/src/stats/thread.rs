@@ -732,6 +732,36 @@ impl ThreadStats {
         }
     }
 
+    /// An I/O of an engine whose I/Os record no latency (fio's `FIO_NOSTATS`: `filecreate`,
+    /// `filestat`, `filedelete`): its bytes count, nothing else.
+    pub fn io_done_unmeasured(&mut self, ddir: Ddir, bytes: u64) {
+        let d = ddir.index();
+        self.js.io_bytes[d] += bytes;
+        self.this_io_bytes[d] += bytes;
+        self.this_io_blocks[d] += 1;
+    }
+
+    /// A latency the engine measured itself (fio's `add_clat_sample` of a file operation): the
+    /// completion latency's statistics, log and percentiles, not the latency buckets (`lat
+    /// (usec)`), which only I/Os fill. fio's engines skip it with `disable_lat`.
+    pub fn engine_clat_sample(&mut self, ddir: Ddir, clat_ns: u64, now_ns: u64) {
+        if self.cfg.disable_lat {
+            return;
+        }
+        let d = ddir.index();
+        let now_ms = now_ns / NS_PER_MS;
+        self.js.clat_stat[d].add(clat_ns);
+        if let Some(l) = &mut self.clat_log {
+            l.add(now_ms, clat_ns, d, 0, 0);
+        }
+        if let Some(h) = &mut self.js.plat[LatKind::Clat as usize][d] {
+            h.add(clat_ns);
+            if let Some(hl) = &mut self.hist_log {
+                hl.add(now_ms, d, 0, h.buckets());
+            }
+        }
+    }
+
     fn mark_latency(&mut self, nsec: u64) {
         if nsec < 1000 {
             self.js.io_u_lat_n[lat_bucket_below_1000(nsec)] += 1;

@@ -23,6 +23,9 @@
 //! | [`EngineKind::Falloc`] | `falloc` | one `fallocate` per I/O: reads keep the size, writes allocate, trims punch holes | yes |
 //! | [`EngineKind::Ftruncate`] | `ftruncate` | one `ftruncate` to the offset per write; anything else `-EINVAL` | yes |
 //! | [`EngineKind::Net`] | `net`, `netsplice` | `send`/`recv` (or `splice` through a pipe) over one TCP, UDP or Unix socket ([`NetOptions`]) | yes |
+//! | [`EngineKind::Cpu`] | `cpuio` | burns CPU for one cycle per I/O, no data ([`CpuOptions`]) | yes |
+//! | [`EngineKind::Exec`] | `exec` | runs a program beside the job, no data ([`ExecOptions`]) | yes |
+//! | [`EngineKind::FileOps`] | `filecreate`, `filestat`, `filedelete` | one `open(O_CREAT)`, `stat` or `unlink` per file, timed; the I/Os do nothing ([`FileOpsOptions`]) | yes |
 //! | [`EngineKind::Null`] | `null` | completes every I/O at once without a system call; synchronous at depth 1, asynchronous above (as fio) | depth 1 |
 //!
 //! and, built with [`open_device_engine`] rather than by a fio name, the in-process engine of
@@ -48,8 +51,11 @@ use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::FileTypeExt;
 
+mod cpu;
 mod device;
+mod exec;
 mod fileop;
+mod fsop;
 mod libaio;
 mod mmap;
 mod net;
@@ -60,7 +66,10 @@ mod sync;
 mod uring;
 
 pub use crate::request::{Completion, Ddir, Io};
+pub use cpu::{CpuOptions, IoJobs};
 pub use device::{DeviceEngine, DeviceEngineConfig, open_device_engine};
+pub use exec::ExecOptions;
+pub use fsop::{FileOp, FileOpsOptions};
 pub use net::{NetOptions, NetProto, StopFlag};
 
 use crate::clock::RealClock;
@@ -252,6 +261,34 @@ pub trait Engine: Send {
     fn dropped(&self) -> u64 {
         0
     }
+
+    /// fio's `FIO_NOIO`: the engine moves no data (`cpuio`, `exec`), so each I/O counts as one
+    /// I/O of the job with no bytes, never as a short one.
+    fn moves_no_data(&self) -> bool {
+        false
+    }
+
+    /// fio's `FIO_NOSTATS`: the I/Os count (number and bytes) but their latencies are not
+    /// recorded; the latencies of the calls the engine times itself are
+    /// ([`Engine::take_latencies`]: `filecreate`, `filestat`, `filedelete`).
+    fn own_latencies(&self) -> bool {
+        false
+    }
+
+    /// Moves the latencies (ns) the engine measured since the last call into `out`.
+    fn take_latencies(&mut self, _out: &mut Vec<u64>) {}
+
+    /// The think time (µs) after the last I/O, for an engine that sets it itself (`cpuio`'s
+    /// `qsort` mode, from how long its last sort took); `None`: the job's own.
+    fn think_time_us(&self) -> Option<u64> {
+        None
+    }
+
+    /// Why the last failed I/O failed, when the engine's own call failed rather than an I/O:
+    /// the errno and fio's name of the call (`stat(FILE) type=1`, `open(FILE)`), taken once.
+    fn failure(&mut self) -> Option<(i32, String)> {
+        None
+    }
 }
 
 /// One device's counters, as the kernel keeps them for a block device (`/sys/block/<dev>/stat`):
@@ -312,6 +349,12 @@ pub enum EngineKind {
     Null,
     /// Sends or receives over one socket (`net`, or `netsplice` with [`NetOptions::splice`]).
     Net(NetOptions),
+    /// Burns CPU, one cycle per I/O (`cpuio`).
+    Cpu(CpuOptions),
+    /// Runs a program beside the job (`exec`).
+    Exec(ExecOptions),
+    /// One timed file-system call per file (`filecreate`, `filestat`, `filedelete`).
+    FileOps(FileOpsOptions),
 }
 
 impl EngineKind {
@@ -333,6 +376,9 @@ impl EngineKind {
             EngineKind::Null => "null",
             EngineKind::Net(o) if o.splice => "netsplice",
             EngineKind::Net(_) => "net",
+            EngineKind::Cpu(_) => "cpuio",
+            EngineKind::Exec(_) => "exec",
+            EngineKind::FileOps(o) => o.op.engine(),
         }
     }
 }
@@ -435,6 +481,9 @@ pub fn open_engine(kind: EngineKind, config: EngineConfig) -> Result<Box<dyn Eng
         EngineKind::Ftruncate => Box::new(fileop::FileOpEngine::new(fileop::Op::Ftruncate, config)?),
         EngineKind::Null => Box::new(null::NullEngine::new(config)?),
         EngineKind::Net(o) => Box::new(net::NetEngine::new(o, config)?),
+        EngineKind::Cpu(o) => Box::new(cpu::CpuEngine::new(o, config)?),
+        EngineKind::Exec(o) => Box::new(exec::ExecEngine::new(o, config)?),
+        EngineKind::FileOps(o) => Box::new(fsop::FsOpEngine::new(o, config)?),
     })
 }
 

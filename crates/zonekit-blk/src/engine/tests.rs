@@ -703,3 +703,52 @@ fn net_engines_move_blocks_between_a_listener_and_a_sender() {
     assert_eq!(err.to_string(), "ioengine net: connect: Connection refused");
     assert_eq!(err.errno(), libc::ECONNREFUSED);
 }
+
+/// The engines without data: one timed call per file for the file operations (its failure named
+/// as fio names it), no bytes for cpuio and exec, and their settings as fio reads them.
+#[test]
+fn engines_without_data() {
+    use super::{CpuOptions, ExecOptions, FileOp, FileOpsOptions};
+    let cfg = || EngineConfig { depth: 1, buffer_size: 4096, buffer_align: 0, files: vec![], clock: RealClock::new() };
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<_> = (0..3).map(|i| dir.path().join(format!("f{i}"))).collect();
+    let io = |file: u32| Io { tag: 0, ddir: Ddir::Read, file, offset: 0, len: 4096 };
+    let ops = |op| FileOpsOptions { op, paths: paths.clone() };
+    let mut create = open_engine(EngineKind::FileOps(ops(FileOp::Create)), cfg()).unwrap();
+    assert!(create.own_latencies() && !create.moves_no_data());
+    // Two I/Os on the first file, one on the others: one call per file, each I/O its length.
+    for f in [0, 0, 1, 2] {
+        assert_eq!(create.queue(&io(f)), Queued::Completed(4096));
+    }
+    let mut lats = Vec::new();
+    create.take_latencies(&mut lats);
+    assert_eq!(lats.len(), 3);
+    assert!(paths.iter().all(|p| p.exists()));
+    for op in [FileOp::Stat, FileOp::Lstat, FileOp::Statx] {
+        let mut e = open_engine(EngineKind::FileOps(ops(op)), cfg()).unwrap();
+        assert_eq!(e.queue(&io(2)), Queued::Completed(4096), "{op:?}");
+    }
+    let mut delete = open_engine(EngineKind::FileOps(ops(FileOp::Delete)), cfg()).unwrap();
+    assert_eq!(delete.queue(&io(1)), Queued::Completed(4096));
+    assert!(!paths[1].exists());
+    let mut stat = open_engine(EngineKind::FileOps(ops(FileOp::Stat)), cfg()).unwrap();
+    assert_eq!(stat.queue(&io(1)), Queued::Completed(-libc::ENOENT));
+    assert_eq!(stat.failure(), Some((libc::ENOENT, format!("stat({}) type=1", paths[1].display()))));
+    // cpuio: a burn of the cycle, no bytes; the think time makes up the load.
+    let cpu = CpuOptions { load: 25, cycle_us: 2000, qsort: false, exit_on_io_done: None };
+    assert_eq!(cpu.think_us(2000), 6000);
+    let mut e = open_engine(EngineKind::Cpu(cpu.clone()), cfg()).unwrap();
+    let t0 = std::time::Instant::now();
+    assert_eq!(e.queue(&io(0)), Queued::Completed(0));
+    assert!(t0.elapsed() >= std::time::Duration::from_micros(2000));
+    assert!(e.moves_no_data() && e.think_time_us().is_none() && !e.finished());
+    let qsort = CpuOptions { load: 50, cycle_us: 1, qsort: true, exit_on_io_done: None };
+    let mut e = open_engine(EngineKind::Cpu(qsort), cfg()).unwrap();
+    assert_eq!(e.queue(&io(0)), Queued::Completed(0));
+    assert!(e.think_time_us().is_some_and(|t| t > 1), "the think time follows the sort");
+    assert!(open_engine(EngineKind::Cpu(CpuOptions { load: 0, ..cpu }), cfg()).is_err());
+    // exec: fio splits the command line at spaces.
+    let x = ExecOptions { program: "echo".into(), arguments: Some(" a  b ".into()), ..ExecOptions::default() };
+    assert_eq!(x.argv(), ["echo", "a", "b"]);
+    assert!(open_engine(EngineKind::Exec(ExecOptions::default()), cfg()).is_err());
+}
