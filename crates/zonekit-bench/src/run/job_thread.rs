@@ -781,7 +781,8 @@ pub async fn run_prepared<C: Clock>(
     progress: Arc<Progress>,
     note: NoteSink,
 ) -> JobOutcome {
-    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, vstate, flow, locks, io_jobs, io_job } = p;
+    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, vstate, flow, locks, io_jobs, io_job } =
+        p;
     // Counted as running until this function returns.
     let _io_job = io_job;
     // The jobs' own time per I/O, spent in simulated time only (a real clock spends it for real).
