@@ -10,25 +10,12 @@
 
 mod common;
 
-use common::zonekit;
+use common::{raw, text, zonekit};
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
-
-/// `fio ARGS` or `zonekit bench ARGS` in `dir`.
-fn raw(program: &str, args: &[&str], dir: &Path) -> Output {
-    let mut cmd = Command::new(program);
-    if program.ends_with("zonekit") {
-        cmd.arg("bench");
-    }
-    cmd.args(args).current_dir(dir).output().expect("run")
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
 
 /// The JSON report on standard output (after the lines these engines print as they start).
 fn json(o: &Output) -> Value {

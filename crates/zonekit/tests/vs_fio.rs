@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// Panics unless fio runs: a comparison with fio must never pass without it.
-use crate::common::require_fio;
+use crate::common::{raw, require_fio};
 
 fn run(program: &str, args: &[String], dir: &Path) -> Value {
     let out = dir.join(format!("{}.json", program.rsplit('/').next().unwrap()));
@@ -216,15 +216,6 @@ fn randrepeat_off_is_valid_and_varies() {
     let (_, _, z2) = both_iologs(&job).remove(0);
     check(&f1);
     assert_ne!(check(&z1), check(&z2), "two runs, two sequences");
-}
-
-/// `fio ARGS` or `zonekit bench ARGS` in `dir`, as it ran.
-fn raw(program: &str, args: &[&str], dir: &Path) -> std::process::Output {
-    let mut cmd = Command::new(program);
-    if program.ends_with("zonekit") {
-        cmd.arg("bench");
-    }
-    cmd.args(args).current_dir(dir).output().expect("run")
 }
 
 /// issue 9's "found trying zonekit as a new user would", each beside fio 3.33 on the same

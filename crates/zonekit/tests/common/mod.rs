@@ -18,6 +18,20 @@ pub fn zonekit() -> &'static str {
     env!("CARGO_BIN_EXE_zonekit")
 }
 
+/// `fio ARGS` or `zonekit bench ARGS` in `dir`, its output as it is.
+pub fn raw(program: &str, args: &[&str], dir: &Path) -> Output {
+    let mut cmd = Command::new(program);
+    if program.ends_with("zonekit") {
+        cmd.arg("bench");
+    }
+    cmd.args(args).current_dir(dir).output().expect("run")
+}
+
+/// Standard output then standard error, as text.
+pub fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
 /// Runs `program` (fio or zonekit, which gets `bench`) with `args` in `dir`; the JSON report
 /// (`Value::Null` when there is none) and the process output.
 pub fn run(program: &str, args: &[&str], dir: &Path) -> (Value, Output) {
