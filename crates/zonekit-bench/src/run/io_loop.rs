@@ -1196,9 +1196,15 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         let io = issue.io;
         self.prepare(0, &issue);
         let start = self.core.now();
-        // `submit` when the I/O may take a priority of its own (`cmdprio`) or become a zone reset
-        // (a trim of a file with zones); else straight to the engine, without its future.
-        let queued = if self.core.cfg.cmdprio.is_some() || (io.dir == Dir::Trim && self.core.has_zones) {
+        // `submit` when the I/O may take a priority of its own (`cmdprio`), become a zone reset
+        // (a trim of a file with zones), needs its range (`sync_file_range`) or its file's lock
+        // (`lockfile`, the same mode for every file of the job); else straight to the engine,
+        // without its future.
+        let queued = if self.core.cfg.cmdprio.is_some()
+            || (io.dir == Dir::Trim && self.core.has_zones)
+            || io.dir == Dir::SyncFileRange
+            || self.core.cfg.file_locks.first().is_some_and(Option::is_some)
+        {
             self.submit(0, &issue).await
         } else {
             let eio =
