@@ -408,10 +408,9 @@ pub struct Workload {
     rwmix_issues: u64,
     /// Countdown of the `rw=…:N` modifier for random modes.
     seq_nr: u64,
-    writes_since_sync: u64,
-    writes_since_datasync: u64,
-    writes_since_sfr: u64,
-    pending_sync: Option<Dir>,
+    /// The last I/O was a sync (fio's `last_was_sync`: no second sync before the next write;
+    /// cleared at each pass start).
+    last_was_sync: bool,
     /// Bytes done in the current zone (fio's `zone_bytes`).
     zone_bytes: u64,
     /// The offset generator's next draw, taken one I/O early (see `random_offset`).
@@ -493,10 +492,7 @@ impl Workload {
             rwmix_dir,
             rwmix_issues: 0,
             seq_nr,
-            writes_since_sync: 0,
-            writes_since_datasync: 0,
-            writes_since_sfr: 0,
-            pending_sync: None,
+            last_was_sync: false,
             zone_bytes: 0,
             next_unit: None,
             pass: 0,
@@ -594,14 +590,6 @@ impl Workload {
             self.replay_due_us = io.due_us;
             return Some(Proposal { dir: io.dir, file: io.file, offset: io.offset, len: io.len });
         }
-        if let Some(dir) = self.pending_sync.take()
-            // fio's do_io asks for no I/O once the job's bytes are issued: the sync_file_range
-            // due after the last write is never issued.
-            && !(dir == Dir::SyncFileRange && self.remaining() == Some(0))
-        {
-            let file = self.next_file.checked_sub(1).unwrap_or(self.files.len() - 1);
-            return Some(Proposal { dir, file, offset: 0, len: 0 });
-        }
         loop {
             // fio's do_io: stop once the job's byte limit is issued; a pass ends after `size`
             // bytes (`pass_bytes`), or when every file is done.
@@ -613,6 +601,14 @@ impl Workload {
                     return None;
                 }
                 continue;
+            }
+            // fio's get_rw_ddir: a sync comes before the next I/O fio asks for, so none follows
+            // the job's last write (do_io stops first), while a pass that ends on its files
+            // being done has one after its last write and the next pass may start with one.
+            if let Some(dir) = self.sync_due() {
+                self.last_was_sync = true;
+                let file = self.next_file.checked_sub(1).unwrap_or(self.files.len() - 1);
+                return Some(Proposal { dir, file, offset: 0, len: 0 });
             }
             let drawn = self.next_dir();
             let drawn = match steer(drawn) {
@@ -695,6 +691,7 @@ impl Workload {
         }
         self.pass += 1;
         self.pass_issued = 0;
+        self.last_was_sync = false;
         self.zone_bytes = 0;
         // fio's clear_io_state: a new direction is drawn, and under `randrepeat` every generator
         // starts over (the same offsets, sizes and mix each pass).
@@ -831,23 +828,27 @@ impl Workload {
         self.issue_bytes[d] += len;
         self.pass_issued += len;
         self.zone_bytes += len;
-        if dir == Dir::Write {
-            self.writes_since_sync += 1;
-            self.writes_since_datasync += 1;
-            self.writes_since_sfr += 1;
-            if self.spec.fsync_every > 0 && self.writes_since_sync >= self.spec.fsync_every {
-                self.writes_since_sync = 0;
-                self.pending_sync = Some(Dir::Sync);
-            } else if self.spec.fdatasync_every > 0 && self.writes_since_datasync >= self.spec.fdatasync_every {
-                self.writes_since_datasync = 0;
-                self.pending_sync = Some(Dir::DataSync);
-            } else if self.spec.sfr_every > 0 && self.writes_since_sfr >= self.spec.sfr_every {
-                self.writes_since_sfr = 0;
-                self.pending_sync = Some(Dir::SyncFileRange);
-            }
-        }
+        self.last_was_sync = false;
         let r = f.range;
         NextIo { dir, file: fi, offset: r.offset + off, len }
+    }
+
+    /// The sync due before the next I/O (fio's `get_rw_ddir`): `fsync`, else `fdatasync`, else
+    /// `sync_file_range`, when the job's write count (never reset between passes) is a non-zero
+    /// multiple of its interval and the last I/O was not a sync.
+    fn sync_due(&self) -> Option<Dir> {
+        let w = self.issues[1];
+        if self.last_was_sync || w == 0 {
+            return None;
+        }
+        [
+            (self.spec.fsync_every, Dir::Sync),
+            (self.spec.fdatasync_every, Dir::DataSync),
+            (self.spec.sfr_every, Dir::SyncFileRange),
+        ]
+        .into_iter()
+        .find(|&(n, _)| n > 0 && w % n == 0)
+        .map(|(_, d)| d)
     }
 
     /// fio's `fio_file_reset`: a new pass over file `fi`.
@@ -1349,9 +1350,32 @@ mod tests {
     fn fsync_every_n_writes() {
         let mut s = spec(false, true, false, 64 << 10, 4096);
         s.fsync_every = 4;
-        let ios = drain(&mut Workload::new(s));
-        assert_eq!(ios.iter().filter(|i| i.dir == Dir::Sync).count(), 4);
+        let ios = drain(&mut Workload::new(s.clone()));
+        // fio 3.33: a sync before the next I/O, so none after the job's last write.
+        assert_eq!(ios.iter().filter(|i| i.dir == Dir::Sync).count(), 3);
         assert_eq!(ios[4].dir, Dir::Sync);
+        assert_eq!(ios.last().map(|i| i.dir), Some(Dir::Write));
+        // Loops: the write count goes on across passes, and each pass starts with no sync
+        // behind it. A synchronous engine's pass ends on its file being done, after the sync
+        // due (fio 3.33 gives 3, 8, 13); a queued pass ends after `size` bytes, before it.
+        for (sync_engine, want) in [(true, [3, 8, 13]), (false, [3, 7, 11])] {
+            for (loops, want) in [1, 2, 3].into_iter().zip(want) {
+                let mut s = s.clone();
+                s.loops = loops;
+                if sync_engine {
+                    s.pass_bytes = u64::MAX;
+                }
+                for (every, dir) in [(0, Dir::Sync), (1, Dir::DataSync), (2, Dir::SyncFileRange)] {
+                    let mut s = s.clone();
+                    s.fsync_every = 0;
+                    *[&mut s.fsync_every, &mut s.fdatasync_every, &mut s.sfr_every][every] = 4;
+                    let ios = drain(&mut Workload::new(s));
+                    let n = ios.iter().filter(|i| i.dir == dir).count();
+                    assert_eq!(n, want, "{dir:?} loops={loops} sync engine {sync_engine}");
+                    assert_eq!(ios.iter().filter(|i| i.dir == Dir::Write).count(), 16 * loops as usize);
+                }
+            }
+        }
     }
 
     #[test]
