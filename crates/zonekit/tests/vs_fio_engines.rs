@@ -27,8 +27,7 @@ fn listing(dir: &Path) -> Vec<(String, u64)> {
     v
 }
 
-// The syncs of each comparison are placed so that the last write does not end on one: there
-// zonekit issues a final sync that fio 3.33 does not (the job ends first), whatever the engine.
+// Like fio 3.33, zonekit issues no sync after the job's last write (see sync_every_vs_fio.rs).
 
 /// Per job: its error, then I/Os and bytes of reads, writes and trims, and syncs.
 fn counts(doc: &Value) -> Vec<(String, i64, [u64; 7])> {
@@ -48,8 +47,8 @@ fn counts(doc: &Value) -> Vec<(String, i64, [u64; 7])> {
                     n("write", "io_bytes"),
                     n("trim", "total_ios"),
                     n("trim", "io_bytes"),
-                    // fio 3.33 counts only fsyncs in sync.total_ios (fdatasyncs are 0 there),
-                    // zonekit both; the latency samples count every sync in both.
+                    // fio 3.33 counts only fsyncs in sync.total_ios (fdatasyncs go to the reads'
+                    // short_ios, as in zonekit); the latency samples count every sync.
                     j["sync"]["lat_ns"]["N"].as_u64().unwrap_or(0),
                 ],
             )

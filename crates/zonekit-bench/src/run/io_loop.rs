@@ -1177,6 +1177,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             match stat_ddir(dir) {
                 Some(d) => self.core.stats.issued(d),
                 None if dir == Dir::SyncFileRange => self.core.stats.sync_file_range_issued(),
+                None if dir == Dir::DataSync => self.core.stats.datasync_issued(),
                 None => self.core.stats.sync_issued(),
             }
         }
