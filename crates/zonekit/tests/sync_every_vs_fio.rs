@@ -10,31 +10,35 @@ mod common;
 
 use common::{ok, require_fio, run, zonekit};
 
-/// Writes, sync.total_ios, the reads' and the writes' short_ios of the report's only job.
-fn counts(doc: &serde_json::Value) -> [u64; 4] {
-    let j = &doc["jobs"][0];
-    let n = |d: &str, k: &str| j[d][k].as_u64().unwrap_or_else(|| panic!("{d}.{k} in {j}"));
-    [n("write", "total_ios"), n("sync", "total_ios"), n("read", "short_ios"), n("write", "short_ios")]
+/// Per job: writes, sync.total_ios, the reads' and the writes' short_ios.
+fn counts(doc: &serde_json::Value) -> Vec<[u64; 4]> {
+    let jobs = doc["jobs"].as_array().unwrap_or_else(|| panic!("no jobs in {doc}"));
+    jobs.iter()
+        .map(|j| {
+            let n = |d: &str, k: &str| j[d][k].as_u64().unwrap_or_else(|| panic!("{d}.{k} in {j}"));
+            [n("write", "total_ios"), n("sync", "total_ios"), n("read", "short_ios"), n("write", "short_ios")]
+        })
+        .collect()
 }
 
 fn syncs_as_fio() {
     require_fio();
-    // 16 writes a pass, a sync due every 4: fio 3.33 makes 3, 8 and 13 (psync).
+    // 16 writes a pass, a sync due every 4, loops 1, 2 and 3 (one job each, one run): fio 3.33
+    // makes 3, 8 and 13 (psync), fsyncs in sync.total_ios, fdatasyncs in the reads' short_ios.
     for (opt, want) in [
         ("--fsync=4", [[16, 3, 0, 0], [32, 8, 0, 0], [48, 13, 0, 0]]),
         ("--fdatasync=4", [[16, 0, 3, 0], [32, 0, 8, 0], [48, 0, 13, 0]]),
     ] {
-        for (loops, want) in [1, 2, 3].into_iter().zip(want) {
-            let l = format!("--loops={loops}");
-            let args = ["--name=s", "--filename=data", "--rw=write", "--bs=4k", "--size=64k", opt, &l];
-            let (fdir, zdir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-            let (f, fo) = run("fio", &args, fdir.path());
-            ok(&fo);
-            let (z, zo) = run(zonekit(), &args, zdir.path());
-            ok(&zo);
-            assert_eq!(counts(&f), want, "{args:?}: fio 3.33");
-            assert_eq!(counts(&z), counts(&f), "{args:?}: zonekit beside fio");
-        }
+        let mut args = vec!["--rw=write", "--bs=4k", "--size=64k", opt];
+        args.extend(["--name=l1", "--filename=d1", "--loops=1", "--name=l2", "--filename=d2", "--loops=2"]);
+        args.extend(["--name=l3", "--filename=d3", "--loops=3"]);
+        let (fdir, zdir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (f, fo) = run("fio", &args, fdir.path());
+        ok(&fo);
+        let (z, zo) = run(zonekit(), &args, zdir.path());
+        ok(&zo);
+        assert_eq!(counts(&f), want, "{args:?}: fio 3.33");
+        assert_eq!(counts(&z), counts(&f), "{args:?}: zonekit beside fio");
     }
 }
 
