@@ -847,7 +847,7 @@ impl Workload {
             (self.spec.sfr_every, Dir::SyncFileRange),
         ]
         .into_iter()
-        .find(|&(n, _)| n > 0 && w % n == 0)
+        .find(|&(n, _)| n > 0 && w.is_multiple_of(n))
         .map(|(_, d)| d)
     }
 
