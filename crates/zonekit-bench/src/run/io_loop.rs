@@ -894,9 +894,12 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             }
         }
         self.core.progress.state.store(3, Ordering::Relaxed);
+        // fio's runtime[ddir] runs from the end of the ramp to the end of do_io, not to the
+        // last completion: a job left idle (a clone waiting on a zone) keeps its runtime.
+        let end = self.core.now().max(self.core.last_done);
         let c = &mut self.core;
         LoopEnd {
-            io_runtime_ns: c.last_done.saturating_sub(c.epoch_ns),
+            io_runtime_ns: end.saturating_sub(c.epoch_ns),
             epoch_ns: c.epoch_ns,
             error: c.error.take(),
             log: std::mem::take(&mut c.log),
@@ -938,7 +941,13 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             self.exhausted = true;
         }
         if c.ramping && now.saturating_sub(start) >= c.cfg.ramp.as_nanos() as u64 {
-            // fio resets every statistic at the end of the ramp: the epoch starts again.
+            // fio resets every statistic at the end of the ramp: the epoch starts again, and
+            // the runtime counts from it (fio's `runtime_exceeded` reads the reset `td->epoch`),
+            // so an end of ramp noticed late moves the deadline with it.
+            let late = now.saturating_sub(start).saturating_sub(c.cfg.ramp.as_nanos() as u64);
+            if let Some(dl) = c.cfg.deadline.as_mut() {
+                *dl += Duration::from_nanos(late);
+            }
             c.ramping = false;
             c.epoch_ns = now;
             *c.stats = ThreadStats::new(c.stats.config());
