@@ -301,6 +301,10 @@ struct Core<'a, C: Clock> {
     /// The job's pacing, and whether it paces anything at all.
     pacer: Pacer,
     paced: bool,
+    /// The engine's `moves_no_data` and `own_latencies`, constant for the job: read once, not
+    /// through a `dyn` call per I/O.
+    moves_no_data: bool,
+    own_latencies: bool,
     /// The clock at the start of the loop: pacing counts from there (fio's `td->start`).
     start_ns: u64,
     /// Reads, writes and trims completed, ramp included (think time and the latency target
@@ -547,10 +551,10 @@ impl<C: Clock> Core<'_, C> {
                 }
                 let bytes = res as u64;
                 // fio's FIO_NOIO engines move nothing: no I/O of theirs is short.
-                if bytes < io.len && !self.engine.moves_no_data() {
+                if bytes < io.len && !self.moves_no_data {
                     self.stats.short_io(d);
                 }
-                if self.engine.own_latencies() {
+                if self.own_latencies {
                     self.stats.io_done_unmeasured(d, bytes);
                 } else {
                     // The submission latency was recorded at commit.
@@ -747,8 +751,11 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         let epoch_ns = clock.now_ns();
         let pacer = Pacer::new(cfg.pacing.clone());
         set_log_epoch(stats, &clock, epoch_ns);
+        let (moves_no_data, own_latencies) = (engine.moves_no_data(), engine.own_latencies());
         JobLoop {
             core: Core {
+                moves_no_data,
+                own_latencies,
                 engine,
                 stats,
                 progress,
@@ -1239,7 +1246,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             self.core.error.get_or_insert((errno, format!("func={func}")));
             return self.core.now();
         }
-        if self.core.engine.own_latencies() && !self.core.ramping {
+        if self.core.own_latencies && !self.core.ramping {
             let mut lats = Vec::new();
             self.core.engine.take_latencies(&mut lats);
             // fio files them under the job's direction: reads if it reads, else writes.
