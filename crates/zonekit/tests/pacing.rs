@@ -4,27 +4,16 @@
 //!
 //! The side-by-side test needs `fio` and fails without it (a missing tool must not pass a check).
 
+mod common;
+
+use common::run;
 use serde_json::Value;
-use std::path::Path;
 use std::process::{Command, Output};
 
 fn zonekit() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_zonekit"));
     c.arg("bench");
     c
-}
-
-fn json_of(mut cmd: Command, args: &[&str], dir: &Path) -> (Value, Output) {
-    let out = dir.join(format!("{}.json", cmd.get_program().to_string_lossy().rsplit('/').next().unwrap_or("x")));
-    let o = cmd
-        .args(args)
-        .arg("--output-format=json")
-        .arg(format!("--output={}", out.display()))
-        .current_dir(dir)
-        .output()
-        .expect("run");
-    let doc = std::fs::read_to_string(&out).ok().and_then(|s| serde_json::from_str(&s).ok()).unwrap_or(Value::Null);
-    (doc, o)
 }
 
 fn write_bw(doc: &Value) -> f64 {
@@ -52,8 +41,8 @@ fn a_rated_job_meets_its_rate_as_fio_does() {
         std::fs::write(d.join("data"), vec![0u8; 96 << 20]).unwrap();
     }
     let fpath = fdir.path().to_path_buf();
-    let fio = std::thread::spawn(move || json_of(Command::new("fio"), &args, &fpath));
-    let (zdoc, zo) = json_of(zonekit(), &args, zdir.path());
+    let fio = std::thread::spawn(move || run("fio", &args, &fpath));
+    let (zdoc, zo) = run(common::zonekit(), &args, zdir.path());
     let (fdoc, fo) = fio.join().unwrap();
     assert!(fo.status.success(), "fio: {}", String::from_utf8_lossy(&fo.stderr));
     assert!(zo.status.success(), "zonekit: {}", String::from_utf8_lossy(&zo.stderr));
@@ -68,7 +57,7 @@ fn sim(args: &[&str]) -> (Value, Output) {
     let dir = tempfile::tempdir().unwrap();
     let mut all = vec!["--filename=@smr-hm-15tb", "--zonemode=zbd", "--direct=1"];
     all.extend_from_slice(args);
-    json_of(zonekit(), &all, dir.path())
+    run(common::zonekit(), &all, dir.path())
 }
 
 /// In simulated time the rate is met over 30 simulated seconds, linear or poisson, and a

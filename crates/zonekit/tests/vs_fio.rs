@@ -11,26 +11,16 @@ mod common;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::Command;
 
 /// Panics unless fio runs: a comparison with fio must never pass without it.
 use crate::common::{raw, require_fio};
 
 fn run(program: &str, args: &[String], dir: &Path) -> Value {
-    let out = dir.join(format!("{}.json", program.rsplit('/').next().unwrap()));
-    let mut cmd = Command::new(program);
-    if program.ends_with("zonekit") {
-        cmd.arg("bench");
-    }
-    let o = cmd
-        .args(args)
-        .arg("--output-format=json")
-        .arg(format!("--output={}", out.display()))
-        .current_dir(dir)
-        .output()
-        .expect("run");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (doc, o) = crate::common::run(program, &args, dir);
     assert!(o.status.success(), "{program} {args:?}: {}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).expect("JSON")
+    assert!(!doc.is_null(), "{program} {args:?}: no JSON report");
+    doc
 }
 
 /// Every key path of a document (array elements share one path).
