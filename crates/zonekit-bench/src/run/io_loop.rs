@@ -305,6 +305,10 @@ struct Core<'a, C: Clock> {
     /// through a `dyn` call per I/O.
     moves_no_data: bool,
     own_latencies: bool,
+    /// Every read and write of a synchronous job goes through `submit` (it may take a priority
+    /// of its own, `cmdprio`, or its file's lock, `lockfile`: the same mode for every file of
+    /// the job), constant for the job.
+    submit_all: bool,
     /// The clock at the start of the loop: pacing counts from there (fio's `td->start`).
     start_ns: u64,
     /// Reads, writes and trims completed, ramp included (think time and the latency target
@@ -752,10 +756,12 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         let pacer = Pacer::new(cfg.pacing.clone());
         set_log_epoch(stats, &clock, epoch_ns);
         let (moves_no_data, own_latencies) = (engine.moves_no_data(), engine.own_latencies());
+        let submit_all = cfg.cmdprio.is_some() || cfg.file_locks.first().is_some_and(Option::is_some);
         JobLoop {
             core: Core {
                 moves_no_data,
                 own_latencies,
+                submit_all,
                 engine,
                 stats,
                 progress,
@@ -1213,14 +1219,12 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         let io = issue.io;
         self.prepare(0, &issue);
         let start = self.core.now();
-        // `submit` when the I/O may take a priority of its own (`cmdprio`), become a zone reset
-        // (a trim of a file with zones), needs its range (`sync_file_range`) or its file's lock
-        // (`lockfile`, the same mode for every file of the job); else straight to the engine,
-        // without its future.
-        let queued = if self.core.cfg.cmdprio.is_some()
+        // `submit` when the job's I/Os need it (`submit_all`), or the I/O may become a zone reset
+        // (a trim of a file with zones) or needs its range (`sync_file_range`); else straight to
+        // the engine, without its future.
+        let queued = if self.core.submit_all
             || (io.dir == Dir::Trim && self.core.has_zones)
             || io.dir == Dir::SyncFileRange
-            || self.core.cfg.file_locks.first().is_some_and(Option::is_some)
         {
             self.submit(0, &issue).await
         } else {
