@@ -79,14 +79,18 @@ fuse_run() {
         'BEGIN { printf "%.0f %.3f %.0f %.3f\n", b / (t / 1e9) / 1e6, c + c1 - c0, b / s / 1e6, c1 - c0 }'
 }
 
-# device_run: "MB/s CPU-seconds" of zonekit bench writing the same zones, 1 MiB direct writes.
+# device_run: "MB/s CPU-seconds wall-clock-MB/s" of zonekit bench writing the same zones, 1 MiB
+# direct writes; the first figure is bench's own (bw_bytes), the last the whole command's wall
+# clock (its start-up and report included, the like of the dd loop's wall clock).
 device_run() {
     "$zk" mkfs --force "$work/dev" >/dev/null
-    local off=$((zone_mib * 1024 * 1024))
+    local off=$((zone_mib * 1024 * 1024)) t0 t1
+    t0=$(now)
     "${pin[@]}" /usr/bin/time -o "$work/time" -f "%U %S" "$zk" bench --name=dev --filename="$work/dev" --ioengine=psync \
         --direct=1 --rw=write --bs=1M --zonemode=zbd --offset=$off --size=$bytes --output-format=json >"$work/json"
+    t1=$(now)
     python3 -c 'import json, sys; print(round(json.load(open(sys.argv[1]))["jobs"][0]["write"]["bw_bytes"] / 1e6), end=" ")' "$work/json"
-    awk '{ printf "%.3f\n", $1 + $2 }' "$work/time"
+    awk -v b="$bytes" -v t=$((t1 - t0)) '{ printf "%.3f %.0f\n", $1 + $2, b / (t / 1e9) / 1e6 }' "$work/time"
 }
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
@@ -98,17 +102,19 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)${CPU:+, on CPU $CPU}
 fuse=()
 own=()
 dev=()
+devw=()
 fcpu=()
 dcpu=()
 mcpu=()
 ddc=()
 for ((r = 1; r <= runs; r++)); do
     read -r f fc fo fm < <(fuse_run)
-    read -r d dc < <(device_run)
-    echo "run $r: FUSE $f MB/s (dd's own $fo MB/s, $fc CPU s), device $d MB/s ($dc CPU s)"
+    read -r d dc dw < <(device_run)
+    echo "run $r: FUSE $f MB/s (dd's own $fo MB/s, $fc CPU s), device $d MB/s (whole command $dw MB/s, $dc CPU s)"
     fuse+=("$f")
     own+=("$fo")
     dev+=("$d")
+    devw+=("$dw")
     fcpu+=("$fc")
     dcpu+=("$dc")
     mcpu+=("$fm")
@@ -118,6 +124,7 @@ echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 mf=$(printf '%s\n' "${fuse[@]}" | median)
 mo=$(printf '%s\n' "${own[@]}" | median)
 md=$(printf '%s\n' "${dev[@]}" | median)
+mdw=$(printf '%s\n' "${devw[@]}" | median)
 mfc=$(printf '%s\n' "${fcpu[@]}" | median)
 mdc=$(printf '%s\n' "${dcpu[@]}" | median)
 mmc=$(printf '%s\n' "${mcpu[@]}" | median)
@@ -125,6 +132,7 @@ mddc=$(printf '%s\n' "${ddc[@]}" | median)
 gib=$(awk -v b="$bytes" 'BEGIN { print b / 2^30 }')
 echo "spread: FUSE $(printf '%s\n' "${fuse[@]}" | spread) MB/s (dd's own $(printf '%s\n' "${own[@]}" | spread)), device $(printf '%s\n' "${dev[@]}" | spread) MB/s"
 echo "median: FUSE $mf MB/s, device $md MB/s: ratio $(ratio "$mf" "$md"); dd's own $mo MB/s: ratio $(ratio "$mo" "$md")"
+echo "like for like: dd's own / bench's own $(ratio "$mo" "$md"); wall clock of the dd loop / of the bench command ($mdw MB/s) $(ratio "$mf" "$mdw")"
 mib=$((bytes / 1048576))
 echo "CPU per 1 MiB write, median: mount daemon $(awk -v c="$mmc" -v n="$mib" 'BEGIN { printf "%.0f", c * 1e6 / n }') µs, dd and its shell $(awk -v c="$mddc" -v n="$mib" 'BEGIN { printf "%.0f", c * 1e6 / n }') µs; device $(awk -v c="$mdc" -v n="$mib" 'BEGIN { printf "%.0f", c * 1e6 / n }') µs"
 echo "CPU per GiB: FUSE $(awk -v c="$mfc" -v g="$gib" 'BEGIN { printf "%.3f", c / g }') s, device $(awk -v c="$mdc" -v g="$gib" 'BEGIN { printf "%.3f", c / g }') s: bandwidth ratio at equal CPU $(awk -v f="$mfc" -v d="$mdc" 'BEGIN { printf "%.0f %%", 100 * d / f }')"
