@@ -1087,6 +1087,38 @@ mod tests {
     }
 
     #[test]
+    fn e4defrag_and_sg_options_as_fio_reads_them() {
+        use crate::cmdline::parse_args;
+        use crate::jobfile::Env;
+        let job = |args: &[&str]| {
+            let mut all = vec!["--name=j".to_string()];
+            all.extend(args.iter().map(|a| a.to_string()));
+            let inv = parse_args(&all, &Env::hermetic(Vec::<(String, String)>::new())).unwrap();
+            inv.jobs[0].options.clone()
+        };
+        // fio's donor: `directory` as written, `/`, `donorname`; preallocated from `offset` to
+        // the upper bound of `filesize` (none: an empty range).
+        let o =
+            job(&["--ioengine=e4defrag", "--directory=/mnt/a", "--donorname=d", "--filesize=1m-4m", "--offset=64k"]);
+        let Some(EngineKind::E4defrag(e)) = blk_engine(&o) else { panic!() };
+        assert_eq!(
+            e,
+            E4defragOptions { donor: "/mnt/a/d".into(), inplace: false, prealloc: (65536, (4 << 20) - 65536) }
+        );
+        let o = job(&["--ioengine=e4defrag", "--donorname=d", "--inplace=1"]);
+        let Some(EngineKind::E4defrag(e)) = blk_engine(&o) else { panic!() };
+        assert_eq!((e.donor.to_str(), e.inplace, e.prealloc), (Some("d"), true, (0, 0)));
+        // sg: the deprecated names are the new ones; hipri and stream_id change no command here.
+        let o = job(&["--ioengine=sg", "--sg_write_mode=same", "--writefua=1", "--hipri", "--stream_id=9"]);
+        let want = ScsiOptions { read_fua: false, write_fua: true, write_mode: ScsiWriteMode::WriteSame };
+        assert_eq!(scsi_options(&o), Some(want));
+        let o = job(&["--ioengine=sg", "--sg_write_mode=verify", "--readfua=1"]);
+        let want = ScsiOptions { read_fua: true, write_fua: false, write_mode: ScsiWriteMode::WriteAndVerify };
+        assert_eq!(scsi_options(&o), Some(want));
+        assert_eq!(scsi_options(&job(&["--ioengine=libzbc"])), None, "sg's options are sg's");
+    }
+
+    #[test]
     fn engine_options_reach_the_block_layer_typed() {
         let mut o = JobOptions { ioengine: "io_uring".into(), ..JobOptions::default() };
         o.io_uring.hipri = true;
