@@ -69,8 +69,9 @@ impl Drop for Ext4 {
     }
 }
 
-/// Per job: its name, error, and write I/Os, bytes and short I/Os (reads: I/Os).
-fn counts(doc: &Value) -> Vec<(String, i64, [u64; 4])> {
+/// Per job: its name, error, and write I/Os, bytes, short I/Os and latency samples (completion,
+/// total, submission: a synchronous engine has none of the last), and read I/Os.
+fn counts(doc: &Value) -> Vec<(String, i64, [u64; 7])> {
     doc["jobs"]
         .as_array()
         .unwrap_or_else(|| panic!("no jobs in {doc}"))
@@ -80,7 +81,15 @@ fn counts(doc: &Value) -> Vec<(String, i64, [u64; 4])> {
             (
                 j["jobname"].as_str().unwrap().to_string(),
                 j["error"].as_i64().unwrap(),
-                [n("write", "total_ios"), n("write", "io_bytes"), n("write", "short_ios"), n("read", "total_ios")],
+                [
+                    n("write", "total_ios"),
+                    n("write", "io_bytes"),
+                    n("write", "short_ios"),
+                    j["write"]["clat_ns"]["N"].as_u64().unwrap(),
+                    j["write"]["lat_ns"]["N"].as_u64().unwrap(),
+                    j["write"]["slat_ns"]["N"].as_u64().unwrap(),
+                    n("read", "total_ios"),
+                ],
             )
         })
         .collect()
@@ -114,7 +123,11 @@ fn compare(fs: &Ext4, name: &str, job: &str) -> Value {
     let (f, z) = (&docs[0], &docs[1]);
     let what = |d: &(Value, std::process::Output, Vec<(String, u64)>)| format!("{}{}", text(&d.1), d.0);
     assert_eq!(f.1.status.code(), z.1.status.code(), "{name}: exit code\nfio: {}\nzonekit: {}", what(f), what(z));
-    assert_eq!(counts(&f.0), counts(&z.0), "{name}: per job: error, write (ios, bytes, short), read ios");
+    assert_eq!(
+        counts(&f.0),
+        counts(&z.0),
+        "{name}: per job: error, write (ios, bytes, short, clat/lat/slat samples), read ios"
+    );
     assert_eq!(f.2, z.2, "{name}: the files left");
     f.0.clone()
 }
@@ -137,7 +150,7 @@ fn ext4_as_fio() {
         "[global]\nioengine=e4defrag\ndirectory=DIR\nnrfiles=1\nfilesize=8M\nsize=8M\nbs=32k\n\
          [isolated-e4defrag]\nbuffered=0\ndonorname=file.def\nfilename=file1\ninplace=0\nrw=write\n",
     );
-    assert_eq!(counts(&f)[0].2, [256, 8 << 20, 0, 0], "8 MiB moved in 32 KiB I/Os");
+    assert_eq!(counts(&f)[0].2, [256, 8 << 20, 0, 256, 256, 0, 0], "8 MiB moved in 32 KiB I/Os, each timed");
     // e4defrag2.fio: four clones sharing a donor, two jobs each other's donor, and random 4 KiB
     // moves allocating the donor's blocks for each (inplace).
     let f = compare(
