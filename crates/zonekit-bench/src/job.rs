@@ -489,6 +489,10 @@ fn finalize(
             );
         }
     }
+    // fio's e4defrag init refuses to start without a donor file.
+    if o.ioengine == "e4defrag" && o.e4defrag.donorname.as_deref().is_none_or(str::is_empty) {
+        conflict(where_set("ioengine"), "ioengine=e4defrag: 'donorname' options required".into());
+    }
     // The init of fio's cpuio and exec engines: one file (a name only), and the think time
     // after every completed I/O that paces the job (cpuio: its load; exec: a 50 ms poll).
     if matches!(o.ioengine.as_str(), "cpuio" | "exec") {

@@ -46,6 +46,7 @@ pub const FILE_ONLY_ENGINES: &[(&str, &str)] = &[
     ("mmap", "maps the file's pages (write-back would write a zoned device's sequential zones out of order)"),
     ("falloc", "calls fallocate(2) on a file"),
     ("ftruncate", "calls ftruncate(2) on a file"),
+    ("e4defrag", "moves a file's blocks with ext4's EXT4_IOC_MOVE_EXT"),
     ("filecreate", "creates files"),
     ("filestat", "calls stat(2) on files"),
     ("filedelete", "deletes files"),

@@ -44,10 +44,10 @@ const EXPECTED: Counts = Counts {
     others_unset_variable: 14,
     others_unknown_option: 10,
     others_bad_value: 10,
-    runnable: 42,
-    refused_engine: 21,
-    refused_option: 9,
-    conflict: 1,
+    runnable: 43,
+    refused_engine: 22,
+    refused_option: 6,
+    conflict: 2,
 };
 
 #[test]

@@ -1,6 +1,6 @@
 //! I/O engines fio 3.33 knows (from its `engines/` directory) and their options. zonekit
 //! implements `sync`, `psync`, `vsync`, `pvsync`, `pvsync2`, `io_uring`, `libaio`, `posixaio`,
-//! `mmap`, `splice`, `falloc`, `ftruncate`, `filecreate`, `filestat`, `filedelete`, `null`,
+//! `mmap`, `splice`, `falloc`, `ftruncate`, `e4defrag`, `filecreate`, `filestat`, `filedelete`, `null`,
 //! `cpuio` and `exec` (no files), and `net` and `netsplice` (sockets, no files)
 //! ([`blk_engine`] turns a job's engine and its options into the block layer's typed
 //! [`EngineKind`]), and `sg` and `libzbc` on its own emulated devices (where every engine runs in
@@ -11,8 +11,8 @@
 //! files), and refused when a job runs; an option of such an engine is an error.
 
 use zonekit_blk::{
-    CpuOptions, EngineKind, ExecOptions, FileOp, FileOpsOptions, LibaioOptions, MmapAccess, MmapOptions, NetOptions,
-    NetProto, Pvsync2Options, StopFlag, UringOptions,
+    CpuOptions, E4defragOptions, EngineKind, ExecOptions, FileOp, FileOpsOptions, LibaioOptions, MmapAccess,
+    MmapOptions, NetOptions, NetProto, Pvsync2Options, ScsiOptions, ScsiWriteMode, StopFlag, UringOptions,
 };
 
 use super::job::{JobOptions, SizeSpec};
@@ -292,8 +292,28 @@ static DFS: &[OptionDef] = &[
 ];
 
 static E4DEFRAG: &[OptionDef] = &[
-    opt("donorname", Kind::Text, E, R, "Donor file for the defragmentation."),
-    opt("inplace", Kind::Int { min: 0, max: 1 }, E, R, "Allocate donor blocks in place."),
+    opt(
+        "donorname",
+        Kind::Text,
+        E,
+        I,
+        "Donor file whose blocks each write swaps in (in directory; created, and preallocated from offset to filesize unless inplace=1; required).",
+    )
+    .apply(|o, v| {
+        o.e4defrag.donorname = Some(v.as_text().to_string());
+        Ok(())
+    }),
+    opt(
+        "inplace",
+        Kind::Int { min: 0, max: 1 },
+        E,
+        I,
+        "1: allocate the donor's blocks just before each write and free them just after; 0 (the default): preallocate the donor once.",
+    )
+    .apply(|o, v| {
+        o.e4defrag.inplace = v.as_int() != 0;
+        Ok(())
+    }),
 ];
 
 static EXEC: &[OptionDef] = &[
@@ -576,32 +596,67 @@ static RDMA: &[OptionDef] = &[
 ];
 
 static SG: &[OptionDef] = &[
-    opt("hipri", Kind::Flag, E, R, "Polled completions."),
-    opt("readfua", Kind::Bool, E, R, "Force unit access on reads.").def("0"),
-    opt("writefua", Kind::Bool, E, R, "Force unit access on writes.").def("0"),
+    opt("hipri", Kind::Flag, E, I, "Polled completions (SGV4_FLAG_HIPRI); no effect in process, where nothing interrupts.")
+        .apply(|o, v| {
+            o.sg.hipri = v.as_bool();
+            Ok(())
+        }),
+    opt("readfua", Kind::Bool, E, I, "FUA on reads: the range's data is made durable (flushed) before it is read.")
+        .def("0")
+        .apply(|o, v| {
+            o.sg.readfua = v.as_bool();
+            Ok(())
+        }),
+    opt(
+        "writefua",
+        Kind::Bool,
+        E,
+        I,
+        "FUA on writes (sg_write_mode=write and write_stream): a write completes once its data is durable (flushed).",
+    )
+    .def("0")
+    .apply(|o, v| {
+        o.sg.writefua = v.as_bool();
+        Ok(())
+    }),
     opt(
         "sg_write_mode",
         Kind::Choice {
             choices: &[
-                Choice { name: "write", canon: "write", help: "" },
-                Choice { name: "write_and_verify", canon: "write_and_verify", help: "" },
-                Choice { name: "verify", canon: "write_and_verify", help: "" },
-                Choice { name: "write_same", canon: "write_same", help: "" },
-                Choice { name: "same", canon: "write_same", help: "" },
-                Choice { name: "write_same_ndob", canon: "write_same_ndob", help: "" },
-                Choice { name: "verify_bytchk_00", canon: "verify_bytchk_00", help: "" },
-                Choice { name: "verify_bytchk_01", canon: "verify_bytchk_01", help: "" },
-                Choice { name: "verify_bytchk_11", canon: "verify_bytchk_11", help: "" },
-                Choice { name: "write_stream", canon: "write_stream", help: "" },
+                Choice { name: "write", canon: "write", help: "WRITE" },
+                Choice { name: "write_and_verify", canon: "write_and_verify", help: "WRITE AND VERIFY: write, then read back and compare" },
+                Choice { name: "verify", canon: "write_and_verify", help: "Deprecated name of write_and_verify" },
+                Choice { name: "write_same", canon: "write_same", help: "WRITE SAME: the first block repeated over the range" },
+                Choice { name: "same", canon: "write_same", help: "Deprecated name of write_same" },
+                Choice { name: "write_same_ndob", canon: "write_same_ndob", help: "WRITE SAME with NDOB: zeros over the range" },
+                Choice { name: "verify_bytchk_00", canon: "verify_bytchk_00", help: "VERIFY: read the range, no comparison" },
+                Choice { name: "verify_bytchk_01", canon: "verify_bytchk_01", help: "VERIFY: compare the range with the buffer" },
+                Choice { name: "verify_bytchk_11", canon: "verify_bytchk_11", help: "VERIFY: compare each block with the buffer's first" },
+                Choice { name: "write_stream", canon: "write_stream", help: "WRITE STREAM(16) (stream_id)" },
             ],
             postfix: false,
         },
         E,
-        R,
-        "SCSI command used for writes.",
+        I,
+        "SCSI command each write is; every mode counts the I/O's whole length as written, as fio does.",
     )
-    .def("write"),
-    opt("stream_id", Kind::Int { min: 0, max: 65535 }, E, R, "Stream for write_stream.").def("0"),
+    .def("write")
+    .apply(|o, v| {
+        o.sg.write_mode = v.as_text().to_string();
+        Ok(())
+    }),
+    opt(
+        "stream_id",
+        Kind::Int { min: 0, max: 65535 },
+        E,
+        I,
+        "Stream of sg_write_mode=write_stream (0: one is opened for the job); no effect on where an emulated device places data.",
+    )
+    .def("0")
+    .apply(|o, v| {
+        o.sg.stream_id = v.as_u32();
+        Ok(())
+    }),
 ];
 
 static WINDOWSAIO: &[OptionDef] =
@@ -712,13 +767,19 @@ pub static ENGINES: &[EngineDef] = &[
         "sg",
         Y,
         true,
-        "SCSI generic passthrough; zonekit runs it on its emulated devices only (in process, one I/O at a time).",
+        "SCSI generic passthrough; zonekit runs it on its emulated devices only (in process, one I/O at a time), with readfua, writefua and every sg_write_mode.",
         SG,
     ),
     eng("rdma", N, false, "RDMA verbs.", RDMA),
     eng("rados", N, false, "Ceph RADOS objects.", RADOS),
     eng("rbd", N, false, "Ceph RBD images.", RBD),
-    eng("e4defrag", N, true, "ext4 online defragmentation (EXT4_IOC_MOVE_EXT).", E4DEFRAG),
+    eng(
+        "e4defrag",
+        Y,
+        true,
+        "One EXT4_IOC_MOVE_EXT per write, swapping the range's blocks with those of a donor file (donorname) on ext4; reads, trims and syncs fail with EINVAL; not on zonekit's emulated devices.",
+        E4DEFRAG,
+    ),
     eng(
         "falloc",
         Y,
@@ -852,6 +913,7 @@ pub fn blk_engine(o: &JobOptions) -> Option<EngineKind> {
         "splice" => EngineKind::Splice,
         "falloc" => EngineKind::Falloc,
         "ftruncate" => EngineKind::Ftruncate,
+        "e4defrag" => EngineKind::E4defrag(e4defrag_options(o)),
         "null" => EngineKind::Null,
         "net" | "netsplice" => EngineKind::Net(net_options(o)),
         "cpuio" => EngineKind::Cpu(CpuOptions {
@@ -876,6 +938,41 @@ pub fn blk_engine(o: &JobOptions) -> Option<EngineKind> {
         }),
         _ => return None,
     })
+}
+
+/// The `e4defrag` engine's settings, as fio's `fio_e4defrag_init` derives them: the donor is
+/// `directory/donorname` (the `directory` option as written), preallocated from the job's
+/// `offset` to the upper bound of its `filesize` (without `filesize` that range is empty, which
+/// fails the setup with `EINVAL`, as in fio).
+fn e4defrag_options(o: &JobOptions) -> E4defragOptions {
+    let name = o.e4defrag.donorname.clone().unwrap_or_default();
+    let donor = match &o.directory {
+        Some(d) => format!("{d}/{name}"),
+        None => name,
+    };
+    let start = o.offset.bytes().unwrap_or(0);
+    let high = o.filesize.map_or(0, |(_, high)| high);
+    let len = i64::try_from(high).unwrap_or(i64::MAX).saturating_sub(i64::try_from(start).unwrap_or(i64::MAX));
+    E4defragOptions { donor: donor.into(), inplace: o.e4defrag.inplace, prealloc: (start, len) }
+}
+
+/// The `sg` engine's command variants for zonekit's in-process engine (`hipri` and `stream_id`
+/// change nothing there).
+pub fn scsi_options(o: &JobOptions) -> Option<ScsiOptions> {
+    if o.ioengine != "sg" {
+        return None;
+    }
+    let write_mode = match o.sg.write_mode.as_str() {
+        "write_and_verify" => ScsiWriteMode::WriteAndVerify,
+        "write_same" => ScsiWriteMode::WriteSame,
+        "write_same_ndob" => ScsiWriteMode::WriteSameNdob,
+        "write_stream" => ScsiWriteMode::WriteStream,
+        "verify_bytchk_00" => ScsiWriteMode::VerifyBytchk00,
+        "verify_bytchk_01" => ScsiWriteMode::VerifyBytchk01,
+        "verify_bytchk_11" => ScsiWriteMode::VerifyBytchk11,
+        _ => ScsiWriteMode::Write,
+    };
+    Some(ScsiOptions { read_fua: o.sg.readfua, write_fua: o.sg.writefua, write_mode })
 }
 
 /// fio's `expand_variables` of `exec`'s arguments: `%r` is the runtime in whole seconds (0
@@ -987,6 +1084,38 @@ mod tests {
                 e.support == EngineSupport::Implemented && !crate::target::DEVICE_ONLY_ENGINES.contains(&e.name);
             assert_eq!(blk_engine(&o).map(|k| k.name()), on_files.then_some(e.name), "{}", e.name);
         }
+    }
+
+    #[test]
+    fn e4defrag_and_sg_options_as_fio_reads_them() {
+        use crate::cmdline::parse_args;
+        use crate::jobfile::Env;
+        let job = |args: &[&str]| {
+            let mut all = vec!["--name=j".to_string()];
+            all.extend(args.iter().map(|a| a.to_string()));
+            let inv = parse_args(&all, &Env::hermetic(Vec::<(String, String)>::new())).unwrap();
+            inv.jobs[0].options.clone()
+        };
+        // fio's donor: `directory` as written, `/`, `donorname`; preallocated from `offset` to
+        // the upper bound of `filesize` (none: an empty range).
+        let o =
+            job(&["--ioengine=e4defrag", "--directory=/mnt/a", "--donorname=d", "--filesize=1m-4m", "--offset=64k"]);
+        let Some(EngineKind::E4defrag(e)) = blk_engine(&o) else { panic!() };
+        assert_eq!(
+            e,
+            E4defragOptions { donor: "/mnt/a/d".into(), inplace: false, prealloc: (65536, (4 << 20) - 65536) }
+        );
+        let o = job(&["--ioengine=e4defrag", "--donorname=d", "--inplace=1"]);
+        let Some(EngineKind::E4defrag(e)) = blk_engine(&o) else { panic!() };
+        assert_eq!((e.donor.to_str(), e.inplace, e.prealloc), (Some("d"), true, (0, 0)));
+        // sg: the deprecated names are the new ones; hipri and stream_id change no command here.
+        let o = job(&["--ioengine=sg", "--sg_write_mode=same", "--writefua=1", "--hipri", "--stream_id=9"]);
+        let want = ScsiOptions { read_fua: false, write_fua: true, write_mode: ScsiWriteMode::WriteSame };
+        assert_eq!(scsi_options(&o), Some(want));
+        let o = job(&["--ioengine=sg", "--sg_write_mode=verify", "--readfua=1"]);
+        let want = ScsiOptions { read_fua: true, write_fua: false, write_mode: ScsiWriteMode::WriteAndVerify };
+        assert_eq!(scsi_options(&o), Some(want));
+        assert_eq!(scsi_options(&job(&["--ioengine=libzbc"])), None, "sg's options are sg's");
     }
 
     #[test]

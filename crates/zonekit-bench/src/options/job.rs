@@ -313,6 +313,37 @@ impl Default for Pvsync2Options {
     }
 }
 
+/// Engine options of `sg` (zonekit runs it on its emulated devices only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SgJobOptions {
+    /// `hipri`: polled completion (no effect in process).
+    pub hipri: bool,
+    /// `readfua`: FUA on reads.
+    pub readfua: bool,
+    /// `writefua`: FUA on writes (`write` and `write_stream` modes, as fio).
+    pub writefua: bool,
+    /// `sg_write_mode`, canonical (`write`, `write_and_verify`, `write_same`, `write_same_ndob`,
+    /// `write_stream`, `verify_bytchk_00`, `verify_bytchk_01`, `verify_bytchk_11`).
+    pub write_mode: String,
+    /// `stream_id`: the WRITE STREAM(16) stream (0: fio opens one).
+    pub stream_id: u32,
+}
+
+impl Default for SgJobOptions {
+    fn default() -> Self {
+        SgJobOptions { hipri: false, readfua: false, writefua: false, write_mode: "write".into(), stream_id: 0 }
+    }
+}
+
+/// Engine options of `e4defrag`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct E4defragJobOptions {
+    /// `donorname`: the donor file, in `directory` (required).
+    pub donorname: Option<String>,
+    /// `inplace`: allocate the donor's blocks for each I/O and free them after it.
+    pub inplace: bool,
+}
+
 /// Engine options of `net` and `netsplice` (`hostname` is the job's `filename`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct NetJobOptions {
@@ -531,6 +562,10 @@ pub struct JobOptions {
     pub noio: NoIoOptions,
     /// `net` / `netsplice` engine options.
     pub net: NetJobOptions,
+    /// `sg` engine options.
+    pub sg: SgJobOptions,
+    /// `e4defrag` engine options.
+    pub e4defrag: E4defragJobOptions,
 
     // ---- jobs, threads, groups ----
     /// `numjobs`: clones of this job.
@@ -915,6 +950,8 @@ impl Default for JobOptions {
             mmap_thp: false,
             noio: NoIoOptions::default(),
             net: NetJobOptions { protocol: "tcp".into(), ttl: 1, ..NetJobOptions::default() },
+            sg: SgJobOptions::default(),
+            e4defrag: E4defragJobOptions::default(),
             numjobs: 1,
             thread: false,
             group_reporting: false,

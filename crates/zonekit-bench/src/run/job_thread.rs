@@ -329,6 +329,18 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
                 );
                 return Err(Box::new(fail(&run, started, libc::EINVAL, msg)));
             }
+            // The sg engine's VERIFY with BYTCHK 01 or 11 compares the device's data with the
+            // host's: nothing to compare on a device that keeps none.
+            if let Some(o) = engines::scsi_options(&run.opts)
+                && o.write_mode.compares_host_data()
+                && !dev.info().keeps_data
+            {
+                let msg = format!(
+                    "sg_write_mode={}: {name} keeps no data (an @PROFILE instance or a --data none device), so a VERIFY has nothing to compare; use a device that stores data",
+                    run.opts.sg.write_mode
+                );
+                return Err(Box::new(fail(&run, started, libc::EINVAL, msg)));
+            }
             let size = dev.info().geometry.capacity_bytes();
             infos.push(FileInfo { exists: true, size, is_block: true });
             targets.push(ZbdTarget { name, size, is_block: true, source: ZoneSource::Device(dev.clone()) });
@@ -865,6 +877,7 @@ pub async fn run_prepared<C: Clock>(
             buffer_size: sizing::max_block_size(&opts) as usize,
             sync,
             clock: clock.clone(),
+            scsi: engines::scsi_options(&opts),
         };
         // A clone outside a planned run (no shared queue) gets a queue of its own per device.
         let queues = devices

@@ -22,6 +22,25 @@
 //! time the scheduler jumps there; in real time the thread sleeps, which paces the job at the
 //! drive's speed). Synchronous jobs queue every command and wait for it the same way; zone
 //! resets are commands too (queued when nothing else waits for a commit).
+//!
+//! Standing in for fio's `sg` engine, the engine can issue the SCSI command variants that
+//! engine's options select ([`ScsiOptions`]): each is one I/O of the job made of one or two
+//! device operations, run one after the other (at once on an untimed device; on a timed one the
+//! second is sent when the first completes, so the model charges both):
+//!
+//! | command | first | then | the I/O completes with |
+//! |---|---|---|---|
+//! | READ with FUA | flush | read | the read's bytes |
+//! | WRITE, WRITE STREAM with FUA | write | flush | the write's bytes |
+//! | WRITE AND VERIFY | write | read back | the bytes, or `-EIO` if what reads back differs from what was written (devices that keep data) |
+//! | WRITE SAME | write of the buffer's first logical block, repeated over the range | | the I/O's length |
+//! | WRITE SAME with NDOB | write of zeros over the range | | the I/O's length |
+//! | VERIFY, BYTCHK 00 | read | | the I/O's length |
+//! | VERIFY, BYTCHK 01 | read | | the length, or `-EIO` if the range differs from the buffer |
+//! | VERIFY, BYTCHK 11 | read | | the length, or `-EIO` if a block differs from the buffer's first block |
+//!
+//! A failed operation ends the I/O with its errno. Reads and writes keep every rule they have
+//! otherwise (a WRITE SAME in a sequential zone must start at its write pointer).
 
 use std::collections::VecDeque;
 use std::io;
@@ -32,6 +51,66 @@ use crate::clock::{Clock, RealClock};
 use crate::sys::buf::SlotBuffers;
 use crate::zoned::dispatch::{DeviceQueue, Finished, QueueIo, QueueOp};
 use crate::zoned::split;
+
+/// The SCSI command a write of fio's `sg` engine is (its `sg_write_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ScsiWriteMode {
+    /// WRITE(10/16): a plain write.
+    #[default]
+    Write,
+    /// WRITE AND VERIFY(10/16) with BYTCHK 0: the device writes, then reads the blocks back
+    /// (medium verification).
+    WriteAndVerify,
+    /// WRITE SAME(10/16): one logical block of data (the buffer's first) written over the range.
+    WriteSame,
+    /// WRITE SAME(16) with NDOB: zeros written over the range, no data sent.
+    WriteSameNdob,
+    /// WRITE STREAM(16): a write tagged with a stream, which places nothing differently here.
+    WriteStream,
+    /// VERIFY(10/16) with BYTCHK 00: the device reads the range (medium verification); nothing
+    /// is written.
+    VerifyBytchk00,
+    /// VERIFY with BYTCHK 01: the range compared with the buffer; nothing is written.
+    VerifyBytchk01,
+    /// VERIFY with BYTCHK 11: every block of the range compared with the buffer's first block;
+    /// nothing is written.
+    VerifyBytchk11,
+}
+
+impl ScsiWriteMode {
+    /// Whether a write in this mode writes the range (the verify commands only read it).
+    pub fn writes(self) -> bool {
+        !matches!(self, ScsiWriteMode::VerifyBytchk00 | ScsiWriteMode::VerifyBytchk01 | ScsiWriteMode::VerifyBytchk11)
+    }
+
+    /// Whether a write in this mode compares the device's data with data the host sent (which a
+    /// device that keeps no data cannot do).
+    pub fn compares_host_data(self) -> bool {
+        matches!(self, ScsiWriteMode::VerifyBytchk01 | ScsiWriteMode::VerifyBytchk11)
+    }
+}
+
+/// The SCSI command variants of fio's `sg` engine (`readfua`, `writefua`, `sg_write_mode`), as
+/// the in-process engine carries them out on an emulated device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ScsiOptions {
+    /// FUA on reads: the range's data is made durable before it is read.
+    pub read_fua: bool,
+    /// FUA on writes (`Write` and `WriteStream` only, as fio sets it): the write completes once
+    /// its data is durable.
+    pub write_fua: bool,
+    /// The command a write is.
+    pub write_mode: ScsiWriteMode,
+}
+
+impl ScsiOptions {
+    /// Whether these options change anything (plain READ and WRITE otherwise).
+    fn is_plain(&self) -> bool {
+        !self.read_fua
+            && !self.write_fua
+            && matches!(self.write_mode, ScsiWriteMode::Write | ScsiWriteMode::WriteStream)
+    }
+}
 
 /// How to build a [`DeviceEngine`].
 #[derive(Debug, Clone)]
@@ -44,6 +123,8 @@ pub struct DeviceEngineConfig<C: Clock = RealClock> {
     pub sync: bool,
     /// The clock completions are stamped with.
     pub clock: C,
+    /// The SCSI command variants of fio's `sg` engine (`None`: plain reads and writes).
+    pub scsi: Option<ScsiOptions>,
 }
 
 /// Build the in-process engine over the request queues of the job's devices (its files, in
@@ -61,6 +142,42 @@ struct Slot {
     /// Index of [`DiskCounts`]' directions (read 0, write 1) for reads and writes.
     dir: Option<usize>,
     file: u32,
+}
+
+/// The buffer a device operation of a SCSI command uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Buf {
+    /// The slot's buffer (the I/O's data).
+    Slot,
+    /// The slot's scratch buffer (data built for a WRITE SAME, or read back to compare).
+    Scratch,
+}
+
+/// What a SCSI command checks once its last operation has read the range into the scratch
+/// buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Compare {
+    /// Nothing (a medium verification without data, or no read).
+    Nothing,
+    /// The range equals the slot's buffer (what was written, or BYTCHK 01's data).
+    Whole,
+    /// Every logical block of the range equals the slot buffer's first (BYTCHK 11).
+    EachBlock,
+}
+
+/// A SCSI command of the `sg` engine in flight: its I/O, the operation still to come, and what
+/// its completion checks.
+#[derive(Debug, Clone, Copy)]
+struct ScsiCommand {
+    io: Io,
+    /// The second operation, once the first has completed.
+    then: Option<(QueueOp, Buf)>,
+    compare: Compare,
+    /// The result the I/O completes with when every operation succeeds: the bytes of the data
+    /// operation (the I/O's length for a WRITE SAME or a VERIFY, as fio counts them).
+    result: i32,
+    /// When the first operation reached the device.
+    sent_ns: Option<u64>,
 }
 
 /// The in-process engine (see the module documentation).
@@ -85,6 +202,12 @@ pub struct DeviceEngine<C: Clock = RealClock> {
     /// `getevents`'s `max`), with the model's completion times.
     timed_done: VecDeque<Completion>,
     scratch: Vec<Finished>,
+    /// The `sg` engine's command variants, when they change anything.
+    scsi: Option<ScsiOptions>,
+    /// Per slot, the SCSI command in flight (with `scsi` only).
+    commands: Vec<Option<ScsiCommand>>,
+    /// Per slot, data built for a command or read back by it (with `scsi` only).
+    scratch_bufs: Option<SlotBuffers>,
 }
 
 impl<C: Clock> DeviceEngine<C> {
@@ -101,6 +224,14 @@ impl<C: Clock> DeviceEngine<C> {
         let bufs = SlotBuffers::new(depth, config.buffer_size, 4096)
             .map_err(|source| EngineError::Setup { engine: "device", source })?;
         let counts = vec![DiskCounts::default(); queues.len()];
+        let scsi = config.scsi.filter(|o| !o.is_plain());
+        let scratch_bufs = match scsi {
+            Some(_) => Some(
+                SlotBuffers::new(depth, config.buffer_size, 4096)
+                    .map_err(|source| EngineError::Setup { engine: "device", source })?,
+            ),
+            None => None,
+        };
         let queues = queues
             .into_iter()
             .map(|q| {
@@ -122,6 +253,9 @@ impl<C: Clock> DeviceEngine<C> {
             timed_in_flight: 0,
             timed_done: VecDeque::with_capacity(depth),
             scratch: Vec::with_capacity(depth),
+            scsi,
+            commands: vec![None; if scsi.is_some() { depth } else { 0 }],
+            scratch_bufs,
         })
     }
 
@@ -152,6 +286,13 @@ impl<C: Clock> DeviceEngine<C> {
 
     /// Send `io` to its device's queue.
     fn submit(&mut self, io: &Io) {
+        if self.scsi.is_some() && matches!(io.ddir, Ddir::Read | Ddir::Write) {
+            self.submit_command(io);
+            if self.queues[io.file as usize].0.is_timed() {
+                self.timed_in_flight += 1;
+            }
+            return;
+        }
         let now = self.clock.now_ns();
         let (q, engine) = &self.queues[io.file as usize];
         let op = match io.ddir {
@@ -185,6 +326,130 @@ impl<C: Clock> DeviceEngine<C> {
                 self.ready.push_back(Completion { tag: f.tag, result: f.result, at_ns: f.at_ns });
             }
             self.scratch = scratch;
+        }
+    }
+
+    /// Start the SCSI command a read or write of the `sg` engine is (see the module
+    /// documentation): its first operation now, the second when the first completes.
+    #[cold]
+    fn submit_command(&mut self, io: &Io) {
+        let o = self.scsi.expect("SCSI options");
+        let len = io.len as usize;
+        let lbs = (self.queues[io.file as usize].0.limits().lbs_sectors().max(1) * 512) as usize;
+        let keeps_data = self.queues[io.file as usize].0.device().info().keeps_data;
+        let whole = io.len as i32;
+        let (first, then, compare, result) = if io.ddir == Ddir::Read {
+            if o.read_fua {
+                ((QueueOp::Flush, Buf::Slot), Some((QueueOp::Read, Buf::Slot)), Compare::Nothing, 0)
+            } else {
+                ((QueueOp::Read, Buf::Slot), None, Compare::Nothing, 0)
+            }
+        } else {
+            // fio sets FUA on WRITE and WRITE STREAM only.
+            let fua = o.write_fua.then_some((QueueOp::Flush, Buf::Slot));
+            let scratch = self.scratch_bufs.as_mut().and_then(|b| b.get_mut(io.tag as usize)).expect("scratch slot");
+            match o.write_mode {
+                ScsiWriteMode::Write | ScsiWriteMode::WriteStream => {
+                    ((QueueOp::Write, Buf::Slot), fua, Compare::Nothing, 0)
+                }
+                ScsiWriteMode::WriteAndVerify => {
+                    let compare = if keeps_data { Compare::Whole } else { Compare::Nothing };
+                    ((QueueOp::Write, Buf::Slot), Some((QueueOp::Read, Buf::Scratch)), compare, 0)
+                }
+                ScsiWriteMode::WriteSame => {
+                    let data = self.bufs.get(io.tag as usize).expect("checked slot");
+                    let block = &data[..lbs.min(len)];
+                    for chunk in scratch[..len].chunks_mut(lbs) {
+                        chunk.copy_from_slice(&block[..chunk.len()]);
+                    }
+                    ((QueueOp::Write, Buf::Scratch), None, Compare::Nothing, whole)
+                }
+                ScsiWriteMode::WriteSameNdob => {
+                    scratch[..len].fill(0);
+                    ((QueueOp::Write, Buf::Scratch), None, Compare::Nothing, whole)
+                }
+                ScsiWriteMode::VerifyBytchk00 => ((QueueOp::Read, Buf::Scratch), None, Compare::Nothing, whole),
+                ScsiWriteMode::VerifyBytchk01 => ((QueueOp::Read, Buf::Scratch), None, Compare::Whole, whole),
+                ScsiWriteMode::VerifyBytchk11 => ((QueueOp::Read, Buf::Scratch), None, Compare::EachBlock, whole),
+            }
+        };
+        self.slots[io.tag as usize] = Slot { dir: Some(usize::from(io.ddir == Ddir::Write)), file: io.file };
+        self.commands[io.tag as usize] = Some(ScsiCommand { io: *io, then, compare, result, sent_ns: None });
+        self.send_op(io, first);
+    }
+
+    /// Send one operation of the SCSI command in slot `io.tag`; on an untimed device, carry the
+    /// command on as its operations complete, to its end.
+    fn send_op(&mut self, io: &Io, (op, buf): (QueueOp, Buf)) {
+        let now = self.clock.now_ns();
+        let (q, engine) = &self.queues[io.file as usize];
+        let len = if op == QueueOp::Flush { 0 } else { io.len as usize };
+        let bufs = match buf {
+            Buf::Slot => &mut self.bufs,
+            Buf::Scratch => self.scratch_bufs.as_mut().expect("scratch buffers"),
+        };
+        let data = &mut bufs.get_mut(io.tag as usize).expect("checked slot")[..len];
+        let sectors = if op == QueueOp::Flush { 0 } else { u64::from(io.len) >> 9 };
+        let qio = QueueIo { engine: *engine, tag: io.tag, op, sector: io.offset >> 9, sectors };
+        if q.is_timed() {
+            q.submit(now, qio, data);
+            return;
+        }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        q.submit_and_take(now, qio, data, &mut scratch);
+        for f in &scratch {
+            if let Some(done) = self.command_step(f) {
+                self.account(&done);
+                self.ready.push_back(Completion { tag: done.tag, result: done.result, at_ns: done.at_ns });
+            }
+        }
+        self.scratch = scratch;
+    }
+
+    /// An operation of the SCSI command in slot `f.tag` finished: send the next one, or end the
+    /// command (its checks made) and return how the I/O finished.
+    fn command_step(&mut self, f: &Finished) -> Option<Finished> {
+        let tag = f.tag as usize;
+        let mut c = self.commands[tag].take().expect("a command in flight");
+        let sent_ns = *c.sent_ns.get_or_insert(f.sent_ns);
+        if f.result >= 0 {
+            if c.result == 0 && f.result > 0 {
+                // The data operation's bytes (a WRITE SAME or VERIFY counts its whole length).
+                c.result = f.result;
+            }
+            if let Some(next) = c.then.take() {
+                let io = c.io;
+                self.commands[tag] = Some(c);
+                self.send_op(&io, next);
+                return None;
+            }
+        }
+        let result = if f.result < 0 {
+            f.result
+        } else if self.miscompares(&c) {
+            -libc::EIO
+        } else {
+            c.result
+        };
+        Some(Finished { tag: f.tag, result, at_ns: f.at_ns, sent_ns, append_sector: None })
+    }
+
+    /// Whether what the command read back differs from what it compares it with (a SCSI
+    /// MISCOMPARE, or a medium error for a WRITE AND VERIFY: fio's `EIO` either way).
+    fn miscompares(&self, c: &ScsiCommand) -> bool {
+        let len = c.io.len as usize;
+        let tag = c.io.tag as usize;
+        let read = || &self.scratch_bufs.as_ref().expect("scratch buffers").get(tag).expect("scratch slot")[..len];
+        let data = &self.bufs.get(tag).expect("checked slot")[..len];
+        match c.compare {
+            Compare::Nothing => false,
+            Compare::Whole => read() != data,
+            Compare::EachBlock => {
+                let lbs = (self.queues[c.io.file as usize].0.limits().lbs_sectors().max(1) * 512) as usize;
+                let block = &data[..lbs.min(len)];
+                read().chunks(lbs).any(|b| b != &block[..b.len()])
+            }
         }
     }
 
@@ -296,7 +561,16 @@ impl<C: Clock> Engine for DeviceEngine<C> {
                 }
             }
             for f in &scratch {
-                self.account(f);
+                let f = if self.commands.get(f.tag as usize).is_some_and(Option::is_some) {
+                    match self.command_step(f) {
+                        Some(done) => done,
+                        // Its next operation is on its way.
+                        None => continue,
+                    }
+                } else {
+                    *f
+                };
+                self.account(&f);
                 self.timed_done.push_back(Completion { tag: f.tag, result: f.result, at_ns: f.at_ns });
             }
             self.scratch = scratch;
@@ -344,7 +618,7 @@ mod tests {
     }
 
     fn engine(dev: &Arc<dyn ZonedDevice>, depth: u32, sync: bool) -> DeviceEngine {
-        let cfg = DeviceEngineConfig { depth, buffer_size: 65536, sync, clock: RealClock::new() };
+        let cfg = DeviceEngineConfig { depth, buffer_size: 65536, sync, clock: RealClock::new(), scsi: None };
         DeviceEngine::new(vec![queue(dev, None)], cfg).unwrap()
     }
 
@@ -408,6 +682,269 @@ mod tests {
         assert_eq!(e.queue(&io(0, Ddir::Sync, 0, 0)), Queued::Completed(0));
         assert_eq!(e.queue(&Io { file: 3, ..io(0, Ddir::Read, 0, 512) }), Queued::Completed(-libc::EBADF));
         assert_eq!(e.disk_counts()[0].ios, [0, 1], "only the write that succeeded counts");
+    }
+
+    /// A memory store that tells whether every write it took has been flushed, and can garble
+    /// what it is given to write at one zone offset (a bad spot of the medium).
+    struct Watched {
+        inner: MemoryStore,
+        dirty: Arc<std::sync::atomic::AtomicBool>,
+        flushes: Arc<std::sync::atomic::AtomicU32>,
+        bad: Option<(u32, u64)>,
+    }
+
+    impl zonekit_dev::store::Store for Watched {
+        fn name(&self) -> &'static str {
+            "memory"
+        }
+        fn read(&mut self, zone: u32, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+            self.inner.read(zone, offset, buf)
+        }
+        fn write(&mut self, zone: u32, offset: u64, data: &[u8]) -> io::Result<()> {
+            self.dirty.store(true, std::sync::atomic::Ordering::Relaxed);
+            let mut data = data.to_vec();
+            if let Some((z, at)) = self.bad
+                && z == zone
+                && (offset..offset + data.len() as u64).contains(&at)
+            {
+                data[(at - offset) as usize] ^= 0xff;
+            }
+            self.inner.write(zone, offset, &data)
+        }
+        fn zone_changed(&mut self, t: &zonekit_core::Transition) -> io::Result<()> {
+            self.inner.zone_changed(t)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            self.dirty.store(false, std::sync::atomic::Ordering::Relaxed);
+            self.flushes.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.inner.flush()
+        }
+    }
+
+    struct Watch {
+        dev: Arc<dyn ZonedDevice>,
+        dirty: Arc<std::sync::atomic::AtomicBool>,
+        flushes: Arc<std::sync::atomic::AtomicU32>,
+    }
+
+    impl Watch {
+        fn dirty(&self) -> bool {
+            self.dirty.load(std::sync::atomic::Ordering::Relaxed)
+        }
+        fn flushes(&self) -> u32 {
+            self.flushes.load(std::sync::atomic::Ordering::Relaxed)
+        }
+    }
+
+    /// A `zbc-small` device (512-byte blocks, zone 0 conventional) over a [`Watched`] store.
+    fn watched(bad: Option<(u32, u64)>) -> Watch {
+        let c = profile("zbc-small").unwrap().config();
+        let kind = zonekit_core::DeviceKind::Emulated { store: "memory".into(), profile: None };
+        let dirty = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flushes = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let store = Watched { inner: MemoryStore::new(), dirty: dirty.clone(), flushes: flushes.clone(), bad };
+        let dev = Arc::new(EmulatedDevice::new("w", kind, &c, Box::new(store)));
+        Watch { dev, dirty, flushes }
+    }
+
+    fn sg_engine(dev: &Arc<dyn ZonedDevice>, scsi: ScsiOptions) -> DeviceEngine {
+        let cfg =
+            DeviceEngineConfig { depth: 1, buffer_size: 65536, sync: true, clock: RealClock::new(), scsi: Some(scsi) };
+        DeviceEngine::new(vec![queue(dev, None)], cfg).unwrap()
+    }
+
+    fn mode(write_mode: ScsiWriteMode) -> ScsiOptions {
+        ScsiOptions { write_mode, ..ScsiOptions::default() }
+    }
+
+    fn read_back(dev: &Arc<dyn ZonedDevice>, offset: u64, len: usize) -> Vec<u8> {
+        let mut buf = vec![0u8; len];
+        dev.read_at(offset >> 9, &mut buf).unwrap();
+        buf
+    }
+
+    #[test]
+    fn write_same_repeats_the_first_block_and_counts_the_whole_length() {
+        let w = watched(None);
+        let zone = w.dev.info().geometry.zone_size * 512;
+        let mut e = sg_engine(&w.dev, mode(ScsiWriteMode::WriteSame));
+        let b = e.buffer(0);
+        for (i, x) in b[..8192].iter_mut().enumerate() {
+            *x = (i % 251) as u8 + 1;
+        }
+        let first: Vec<u8> = b[..512].to_vec();
+        // Conventional zone 0: anywhere.
+        assert_eq!(e.queue(&io(0, Ddir::Write, 4096, 8192)), Queued::Completed(8192));
+        let data = read_back(&w.dev, 4096, 8192);
+        assert!(data.chunks(512).all(|c| c == first), "every block is the first one");
+        // A sequential zone: at the write pointer only, which then moves by the whole range.
+        assert_eq!(e.queue(&io(0, Ddir::Write, zone + 512, 1024)), Queued::Completed(-Errno::EREMOTEIO.0));
+        assert_eq!(e.queue(&io(0, Ddir::ZoneReset, zone, zone as u32)), Queued::Completed(0));
+        assert_eq!(e.queue(&io(0, Ddir::Write, zone, 8192)), Queued::Completed(8192));
+        let mut zones = Vec::new();
+        w.dev.report_zones(zone >> 9, 1, &mut zones).unwrap();
+        assert_eq!(zones[0].wp, (zone + 8192) >> 9);
+        assert!(read_back(&w.dev, zone, 8192).chunks(512).all(|c| c == first));
+        assert!(e.buffer(0)[512..1024] != first[..], "the job's buffer is left as it was");
+        assert_eq!(e.disk_counts()[0].ios, [0, 2]);
+        assert_eq!(e.disk_counts()[0].sectors, [0, 32], "the whole ranges count, as fio counts them");
+    }
+
+    #[test]
+    fn write_same_ndob_writes_zeros() {
+        let w = watched(None);
+        let mut e = sg_engine(&w.dev, ScsiOptions::default());
+        e.buffer(0)[..4096].fill(7);
+        assert_eq!(e.queue(&io(0, Ddir::Write, 0, 4096)), Queued::Completed(4096));
+        let mut e = sg_engine(&w.dev, mode(ScsiWriteMode::WriteSameNdob));
+        e.buffer(0)[..4096].fill(9);
+        assert_eq!(e.queue(&io(0, Ddir::Write, 1024, 2048)), Queued::Completed(2048));
+        let data = read_back(&w.dev, 0, 4096);
+        assert!(data[..1024].iter().chain(&data[3072..]).all(|&x| x == 7));
+        assert!(data[1024..3072].iter().all(|&x| x == 0));
+    }
+
+    #[test]
+    fn write_and_verify_fails_with_eio_where_the_medium_garbles_a_block() {
+        // Byte 1000 of zone 0 reads back other than written.
+        let w = watched(Some((0, 1000)));
+        let mut plain = sg_engine(&w.dev, ScsiOptions::default());
+        plain.buffer(0)[..4096].fill(3);
+        assert_eq!(plain.queue(&io(0, Ddir::Write, 0, 4096)), Queued::Completed(4096), "a WRITE does not notice");
+        let mut e = sg_engine(&w.dev, mode(ScsiWriteMode::WriteAndVerify));
+        e.buffer(0)[..4096].fill(5);
+        assert_eq!(e.queue(&io(0, Ddir::Write, 4096, 4096)), Queued::Completed(4096), "a good spot verifies");
+        assert_eq!(e.queue(&io(0, Ddir::Write, 0, 4096)), Queued::Completed(-libc::EIO), "the bad spot does not");
+        // The write happened; the verification found it wrong.
+        assert_eq!(read_back(&w.dev, 0, 512)[..8], [5; 8]);
+        assert_eq!(e.disk_counts()[0].ios, [0, 1], "only the verified write counts");
+    }
+
+    #[test]
+    fn verify_modes_compare_what_the_device_holds_and_write_nothing() {
+        let w = watched(None);
+        let zone = w.dev.info().geometry.zone_size * 512;
+        let mut plain = sg_engine(&w.dev, ScsiOptions::default());
+        plain.buffer(0)[..4096].fill(1);
+        assert_eq!(plain.queue(&io(0, Ddir::Write, zone, 4096)), Queued::Completed(4096));
+        let verify = |m: ScsiWriteMode, fill: u8, len: u32| {
+            let mut e = sg_engine(&w.dev, mode(m));
+            e.buffer(0)[..len as usize].fill(fill);
+            e.buffer(0)[512..1024].fill(fill.wrapping_add(1));
+            match e.queue(&io(0, Ddir::Write, zone, len)) {
+                Queued::Completed(r) => r,
+                q => panic!("{q:?}"),
+            }
+        };
+        // BYTCHK 00: a medium check, whatever the buffer holds.
+        assert_eq!(verify(ScsiWriteMode::VerifyBytchk00, 9, 4096), 4096);
+        // BYTCHK 11 compares each block with the buffer's first (block 1 of the buffer differs,
+        // and is not used); BYTCHK 01 with the whole buffer (block 1 differs: a miscompare).
+        assert_eq!(verify(ScsiWriteMode::VerifyBytchk11, 1, 4096), 4096);
+        assert_eq!(verify(ScsiWriteMode::VerifyBytchk11, 2, 4096), -libc::EIO);
+        assert_eq!(verify(ScsiWriteMode::VerifyBytchk01, 1, 4096), -libc::EIO);
+        assert_eq!(verify(ScsiWriteMode::VerifyBytchk01, 1, 512), 512);
+        // Past what was written: the zone's fill, not the pattern.
+        assert_eq!(verify(ScsiWriteMode::VerifyBytchk11, 1, 8192), -libc::EIO);
+        let mut zones = Vec::new();
+        w.dev.report_zones(zone >> 9, 1, &mut zones).unwrap();
+        assert_eq!(zones[0].wp, (zone + 4096) >> 9, "no VERIFY moved the write pointer");
+        // A block the medium garbled (byte 2058 of what was written) miscompares; the blocks
+        // before it still verify, and a medium check without data does not look.
+        let w = watched(Some((1, 2058)));
+        let mut plain = sg_engine(&w.dev, ScsiOptions::default());
+        plain.buffer(0)[..4096].fill(1);
+        assert_eq!(plain.queue(&io(0, Ddir::Write, zone, 4096)), Queued::Completed(4096));
+        let verify = |m: ScsiWriteMode, len: u32| {
+            let mut e = sg_engine(&w.dev, mode(m));
+            e.buffer(0)[..len as usize].fill(1);
+            e.queue(&io(0, Ddir::Write, zone, len))
+        };
+        assert_eq!(verify(ScsiWriteMode::VerifyBytchk11, 2048), Queued::Completed(2048));
+        assert_eq!(verify(ScsiWriteMode::VerifyBytchk01, 2048), Queued::Completed(2048));
+        assert_eq!(verify(ScsiWriteMode::VerifyBytchk11, 4096), Queued::Completed(-libc::EIO));
+        assert_eq!(verify(ScsiWriteMode::VerifyBytchk01, 4096), Queued::Completed(-libc::EIO));
+        assert_eq!(verify(ScsiWriteMode::VerifyBytchk00, 4096), Queued::Completed(4096), "no comparison");
+    }
+
+    #[test]
+    fn fua_makes_the_data_durable_before_the_io_completes() {
+        let w = watched(None);
+        let zone = w.dev.info().geometry.zone_size * 512;
+        let mut plain = sg_engine(&w.dev, ScsiOptions::default());
+        assert_eq!(plain.queue(&io(0, Ddir::Write, zone, 4096)), Queued::Completed(4096));
+        assert!(w.dirty(), "a plain WRITE leaves its data in the volatile cache");
+        let mut fua = sg_engine(&w.dev, ScsiOptions { write_fua: true, ..ScsiOptions::default() });
+        assert_eq!(fua.queue(&io(0, Ddir::Write, zone + 4096, 4096)), Queued::Completed(4096));
+        assert!(!w.dirty(), "a FUA WRITE completes once its data is durable");
+        assert_eq!(w.flushes(), 1);
+        assert_eq!(fua.disk_counts()[0].ios, [0, 1], "one write, whatever it took");
+        // WRITE STREAM takes FUA too; WRITE SAME ignores it, as fio sets it on neither.
+        let mut stream = sg_engine(
+            &w.dev,
+            ScsiOptions { write_fua: true, write_mode: ScsiWriteMode::WriteStream, ..ScsiOptions::default() },
+        );
+        assert_eq!(stream.queue(&io(0, Ddir::Write, zone + 8192, 4096)), Queued::Completed(4096));
+        assert!(!w.dirty());
+        let mut same = sg_engine(
+            &w.dev,
+            ScsiOptions { write_fua: true, write_mode: ScsiWriteMode::WriteSame, ..ScsiOptions::default() },
+        );
+        assert_eq!(same.queue(&io(0, Ddir::Write, zone + 12288, 4096)), Queued::Completed(4096));
+        assert!(w.dirty(), "writefua is ignored with write_same, as in fio");
+        // A FUA READ reads from the medium: what is cached is made durable first.
+        let mut read = sg_engine(&w.dev, ScsiOptions { read_fua: true, ..ScsiOptions::default() });
+        read.buffer(0)[..4096].fill(0xee);
+        assert_eq!(read.queue(&io(0, Ddir::Read, zone + 4096, 4096)), Queued::Completed(4096));
+        assert!(!w.dirty());
+        assert!(read.buffer(0)[..4096].iter().all(|&x| x == 0), "the data written (zeros) is read");
+        assert_eq!(read.disk_counts()[0].ios, [1, 0]);
+        assert_eq!(w.flushes(), 3);
+    }
+
+    #[test]
+    fn a_timed_device_charges_each_operation_of_a_command() {
+        use crate::sim::{Scheduler, SimClock};
+        let dev = device("zbc-small");
+        let zone = dev.info().geometry.zone_size * 512;
+        let timing = queue(&dev, Some(Box::new(Fifo::new(1_000, 10))));
+        let clock = SimClock::new();
+        let scsi = ScsiOptions { write_fua: true, ..ScsiOptions::default() };
+        let cfg =
+            DeviceEngineConfig { depth: 1, buffer_size: 65536, sync: true, clock: clock.clone(), scsi: Some(scsi) };
+        let mut e = DeviceEngine::new(vec![timing], cfg).unwrap();
+        let verify = DeviceEngineConfig {
+            depth: 1,
+            buffer_size: 65536,
+            sync: true,
+            clock: clock.clone(),
+            scsi: Some(mode(ScsiWriteMode::WriteAndVerify)),
+        };
+        let mut v = DeviceEngine::new(vec![queue(&dev, Some(Box::new(Fifo::new(1_000, 10))))], verify).unwrap();
+        let c2 = clock.clone();
+        let task = Box::pin(async move {
+            let mut times = Vec::new();
+            for (e, offset) in [(&mut e, zone), (&mut v, 2 * zone)] {
+                assert_eq!(e.queue(&io(0, Ddir::Write, offset, 4096)), Queued::Queued);
+                e.commit().unwrap();
+                let mut out = Vec::new();
+                while out.is_empty() {
+                    let t = e.next_event().expect("in flight");
+                    c2.sleep_until(t).await;
+                    e.getevents(1, usize::MAX, &mut out).unwrap();
+                }
+                assert_eq!(e.next_event(), None);
+                assert_eq!(out[0].result, 4096);
+                times.push(out[0].at_ns);
+            }
+            (times, e.disk_counts()[0], v.disk_counts()[0])
+        }) as crate::sim::Task<'static, (Vec<u64>, DiskCounts, DiskCounts)>;
+        let (times, fua, verified) = Scheduler::new(clock).run(vec![task], |_| {}).pop().flatten().unwrap();
+        // FUA: the write (1 µs + 8 sectors × 10 ns), then the flush (1 µs). WRITE AND VERIFY,
+        // from there: the write (1080 ns), then the read back (1080 ns).
+        assert_eq!(times, [2_080, 2_080 + 2_160]);
+        assert_eq!((fua.ios, fua.ticks_ns[1]), ([0, 1], 2_080), "one write, timed from its start to the flush's end");
+        assert_eq!((verified.ios, verified.ticks_ns[1]), ([0, 1], 2_160));
     }
 
     /// A drive that serves one command at a time, in arrival order: `per_cmd` ns each, plus
@@ -475,7 +1012,7 @@ mod tests {
         let zone = dev.info().geometry.zone_size * 512;
         let timing = queue(&dev, Some(Box::new(Fifo::new(1_000, 10))));
         let clock = SimClock::new();
-        let cfg = DeviceEngineConfig { depth: 4, buffer_size: 65536, sync: false, clock: clock.clone() };
+        let cfg = DeviceEngineConfig { depth: 4, buffer_size: 65536, sync: false, clock: clock.clone(), scsi: None };
         let mut e = DeviceEngine::new(vec![timing.clone()], cfg).unwrap();
         let c2 = clock.clone();
         let task = Box::pin(async move {
@@ -518,7 +1055,7 @@ mod tests {
         let zone = dev.info().geometry.zone_size * 512;
         let timing = queue(&dev, Some(Box::new(Fifo::new(1_000, 10))));
         let clock = SimClock::new();
-        let cfg = DeviceEngineConfig { depth: 4, buffer_size: 65536, sync: false, clock: clock.clone() };
+        let cfg = DeviceEngineConfig { depth: 4, buffer_size: 65536, sync: false, clock: clock.clone(), scsi: None };
         let mut e = DeviceEngine::new(vec![timing], cfg).unwrap();
         let c2 = clock.clone();
         let task = Box::pin(async move {
@@ -556,7 +1093,7 @@ mod tests {
         // 2 ms per command.
         let timing = queue(&dev, Some(Box::new(Fifo::new(2_000_000, 0))));
         let clock = RealClock::new();
-        let cfg = DeviceEngineConfig { depth: 2, buffer_size: 65536, sync: true, clock };
+        let cfg = DeviceEngineConfig { depth: 2, buffer_size: 65536, sync: true, clock, scsi: None };
         let mut e = DeviceEngine::new(vec![timing], cfg).unwrap();
         let mut lateness = Vec::new();
         let t0 = clock.now_ns();

@@ -22,6 +22,7 @@
 //! | [`EngineKind::Splice`] | `splice` | `splice` through a pipe (`vmsplice` for writes) | yes |
 //! | [`EngineKind::Falloc`] | `falloc` | one `fallocate` per I/O: reads keep the size, writes allocate, trims punch holes | yes |
 //! | [`EngineKind::Ftruncate`] | `ftruncate` | one `ftruncate` to the offset per write; anything else `-EINVAL` | yes |
+//! | [`EngineKind::E4defrag`] | `e4defrag` | one `EXT4_IOC_MOVE_EXT` per write, swapping the range's blocks with a donor file's ([`E4defragOptions`]); anything else `-EINVAL` | yes |
 //! | [`EngineKind::Net`] | `net`, `netsplice` | `send`/`recv` (or `splice` through a pipe) over one TCP, UDP or Unix socket ([`NetOptions`]) | yes |
 //! | [`EngineKind::Cpu`] | `cpuio` | burns CPU for one cycle per I/O, no data ([`CpuOptions`]) | yes |
 //! | [`EngineKind::Exec`] | `exec` | runs a program beside the job, no data ([`ExecOptions`]) | yes |
@@ -53,6 +54,7 @@ use std::os::unix::fs::FileTypeExt;
 
 mod cpu;
 mod device;
+mod e4defrag;
 mod exec;
 mod fileop;
 mod fsop;
@@ -67,7 +69,8 @@ mod uring;
 
 pub use crate::request::{Completion, Ddir, Io};
 pub use cpu::{CpuOptions, IoJobs};
-pub use device::{DeviceEngine, DeviceEngineConfig, open_device_engine};
+pub use device::{DeviceEngine, DeviceEngineConfig, ScsiOptions, ScsiWriteMode, open_device_engine};
+pub use e4defrag::E4defragOptions;
 pub use exec::ExecOptions;
 pub use fsop::{FileOp, FileOpsOptions};
 pub use net::{NetOptions, NetProto, StopFlag};
@@ -170,6 +173,18 @@ pub enum EngineError {
         #[source]
         source: io::Error,
     },
+    /// The `e4defrag` engine's donor file could not be opened, preallocated or read (fio's
+    /// `io_queue_init` failing).
+    #[error("ioengine e4defrag: donor file {}: {what}: {}", donor.display(), zonekit_core::io_text(source))]
+    Donor {
+        /// The donor file.
+        donor: std::path::PathBuf,
+        /// The call that failed, with its arguments (`fallocate(offset 0, length 0)`).
+        what: String,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
     /// Setting the engine up failed (io_uring_setup, io_setup, memory).
     #[error("ioengine {engine}: {source}")]
     Setup {
@@ -186,7 +201,7 @@ impl EngineError {
     pub fn errno(&self) -> i32 {
         match self {
             EngineError::Option { .. } => libc::EINVAL,
-            EngineError::Net { source, .. } | EngineError::Setup { source, .. } => {
+            EngineError::Net { source, .. } | EngineError::Setup { source, .. } | EngineError::Donor { source, .. } => {
                 source.raw_os_error().unwrap_or(libc::EIO)
             }
         }
@@ -345,6 +360,8 @@ pub enum EngineKind {
     Falloc,
     /// One `ftruncate` per write, one at a time.
     Ftruncate,
+    /// One `EXT4_IOC_MOVE_EXT` per write with a donor file, one at a time (`e4defrag`).
+    E4defrag(E4defragOptions),
     /// No I/O: every request succeeds at once.
     Null,
     /// Sends or receives over one socket (`net`, or `netsplice` with [`NetOptions::splice`]).
@@ -373,6 +390,7 @@ impl EngineKind {
             EngineKind::Splice => "splice",
             EngineKind::Falloc => "falloc",
             EngineKind::Ftruncate => "ftruncate",
+            EngineKind::E4defrag(_) => "e4defrag",
             EngineKind::Null => "null",
             EngineKind::Net(o) if o.splice => "netsplice",
             EngineKind::Net(_) => "net",
@@ -479,6 +497,7 @@ pub fn open_engine(kind: EngineKind, config: EngineConfig) -> Result<Box<dyn Eng
         EngineKind::Splice => Box::new(splice::SpliceEngine::new(config)?),
         EngineKind::Falloc => Box::new(fileop::FileOpEngine::new(fileop::Op::Falloc, config)?),
         EngineKind::Ftruncate => Box::new(fileop::FileOpEngine::new(fileop::Op::Ftruncate, config)?),
+        EngineKind::E4defrag(o) => Box::new(e4defrag::E4defragEngine::new(o, config)?),
         EngineKind::Null => Box::new(null::NullEngine::new(config)?),
         EngineKind::Net(o) => Box::new(net::NetEngine::new(o, config)?),
         EngineKind::Cpu(o) => Box::new(cpu::CpuEngine::new(o, config)?),

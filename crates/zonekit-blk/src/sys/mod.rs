@@ -5,6 +5,7 @@
 //! - [`io`]: one thin wrapper per system call that std does not offer (vectored positional I/O,
 //!   `fallocate`, `posix_fadvise`, block-device ioctls), named after the call it makes, over
 //!   `rustix`.
+//! - [`ext4`]: ext4's `EXT4_IOC_MOVE_EXT` (the `e4defrag` engine), which no crate defines.
 //! - [`net`]: socket options rustix does not wrap (`TCP_MAXSEG`).
 //! - [`uring`]: an io_uring queue that owns its slot buffers, so that a buffer the kernel may still
 //!   touch is never handed out or freed.
@@ -20,6 +21,7 @@
 
 pub mod aio;
 pub mod buf;
+pub mod ext4;
 pub mod io;
 pub mod mmap;
 pub mod net;
