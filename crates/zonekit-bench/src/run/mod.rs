@@ -650,6 +650,8 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], steady: &[SteadyData], el
                 Some((g, _, st, mi)) if *g == c.run.groupid => {
                     st.merge(&e.stats);
                     mi.members += 1;
+                    // fio's JSON "job options" of a group are its last job's (`opt_lists[j]`).
+                    mi.job_options = info.job_options.clone();
                     mi.count_zone_resets |= info.count_zone_resets;
                     // fio keeps the last clone's (the one holding the group's window).
                     if info.steadystate.is_some() {
