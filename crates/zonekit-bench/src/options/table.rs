@@ -1580,8 +1580,12 @@ pub static OPTIONS: &[OptionDef] = &[
             o.log_alternate_epoch_clock_id = v.as_u32();
             Ok(())
         }),
-    opt("block_error_percentiles", Kind::Bool, Category::Stats, Support::Refused, "Histogram of trim block errors.")
-        .def("0"),
+    opt("block_error_percentiles", Kind::Bool, Category::Stats, Support::Implemented, "Keep the state of every trim-sized block (`bs` of trims) of the job's one file — trimmed how many times, or failed: a write that fails while verification logs writes — and report fio's `block lifetime percentiles` (the trims it took, over the blocks ever trimmed) and the count of blocks per state.")
+        .def("0")
+        .apply(|o, v| {
+            o.block_error_hist = v.as_bool();
+            Ok(())
+        }),
     opt("bwavgtime", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Stats, Support::Implemented, "Bandwidth sample window in ms.")
         .def("500")
         .parent("write_bw_log")

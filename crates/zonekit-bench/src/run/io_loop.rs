@@ -504,6 +504,11 @@ impl<C: Clock> Core<'_, C> {
                 }
             }
         }
+        // fio's unlog_io_piece, ramp or not: a failed write the verify list logged marks its
+        // block (`block_error_percentiles`).
+        if res < 0 && io.dir == Dir::Write && self.verify.as_ref().is_some_and(|v| v.plan().log_writes) {
+            self.stats.block_failed(StatDdir::Write, io.offset);
+        }
         if self.paced && io.dir.index().is_some() {
             self.completed_rw += 1;
             if res >= 0 {
