@@ -1006,6 +1006,9 @@ pub async fn run_prepared<C: Clock>(
         let bs = opts.bs[2].max(1);
         stats.set_block_infos(f.range.offset, bs, (f.range.len / bs) as usize);
     }
+    if let Some(hooks) = opts.act {
+        stats.set_act(hooks, 0);
+    }
     for _ in 0..setup_resets {
         stats.zone_reset();
     }

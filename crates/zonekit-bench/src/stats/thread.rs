@@ -267,6 +267,8 @@ pub struct JobStats {
     pub clat_prio: [Vec<super::prio::PrioStat>; 3],
     /// `block_error_percentiles`: the state of every trim-sized block of the job's file.
     pub block_infos: Option<super::block::BlockInfos>,
+    /// The `act` profile's slices of this job thread.
+    pub act: Option<crate::profile::ActLat>,
 }
 
 impl JobStats {
@@ -313,6 +315,7 @@ impl JobStats {
             ioprio: 0,
             clat_prio: Default::default(),
             block_infos: None,
+            act: None,
         }
     }
 
@@ -846,6 +849,22 @@ impl ThreadStats {
         if let Some(b) = &mut self.js.block_infos {
             b.failed(ddir == Ddir::Trim, offset);
         }
+    }
+
+    /// The `act` profile's accounting, its first slice starting at `now_ns`.
+    pub fn set_act(&mut self, hooks: crate::profile::ActHooks, now_ns: u64) {
+        self.js.act = Some(crate::profile::ActLat::new(hooks, now_ns));
+    }
+
+    /// Whether the job has the `act` profile's accounting.
+    pub fn has_act(&self) -> bool {
+        self.js.act.is_some()
+    }
+
+    /// An I/O completed at `now_ns` after `lat_ns` in total, for `act` (see
+    /// [`crate::profile::ActLat::record`]): fio's line when an hour's slice fails ACT's criteria.
+    pub fn act_lat(&mut self, lat_ns: u64, now_ns: u64) -> Option<String> {
+        self.js.act.as_mut()?.record(lat_ns, now_ns)
     }
 
     /// The job reset a zone (`; N zone resets`).
