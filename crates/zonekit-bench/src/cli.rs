@@ -38,7 +38,7 @@ pub fn main(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Action::Help => Ok(usage()),
         Action::Version => Ok(format!("{}\n", version_string())),
         Action::DebugHelp => Ok(crate::cmdline::debug_help()),
-        Action::CmdHelp(name) => cmdhelp(name.as_deref()),
+        Action::CmdHelp(name) => cmdhelp(name.as_deref(), inv.profile),
         Action::EngHelp(name) => enghelp(name.as_deref()),
         Action::ShowCmd => {
             Ok(parse_trace_text(&inv, out, err) + &inv.showcmd.iter().map(|l| format!("{l}\n")).collect::<String>())

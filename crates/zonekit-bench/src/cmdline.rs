@@ -15,6 +15,7 @@ use crate::jobfile::{self, Entry, Env, JobFile};
 use crate::options::engines::{self, EngineSupport};
 use crate::options::table::{self, Kind, OptionDef};
 use crate::options::value;
+use crate::profile::{self, Profile};
 
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,6 +126,9 @@ pub struct Invocation {
     pub debug_info: String,
     /// `--debug=parse`: fio's parse trace of this command line and its job files.
     pub debug_trace: Option<crate::debug::RunTrace>,
+    /// `--profile=NAME` (or a job file's `profile=NAME`): the built-in profile whose jobs run
+    /// after the others.
+    pub profile: Option<Profile>,
 }
 
 impl Invocation {
@@ -188,7 +192,11 @@ pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
     ("section", Arg::Required, "run only this job section (repeatable)"),
     ("inflate-log", Arg::Required, "print a compressed log (`log_store_compressed`, `.log.fz`) as text"),
     ("alloc-size", Arg::Required, "accepted and ignored (fio's shared-memory pool size)"),
-    ("profile", Arg::Required, "refused (fio's built-in profiles)"),
+    (
+        "profile",
+        Arg::Required,
+        "run a built-in profile's jobs after the others: tiobench or act (--cmdhelp after it lists the profile's options)",
+    ),
     ("warnings-fatal", Arg::None, "accepted"),
     ("max-jobs", Arg::Required, "accepted and ignored (fio ignores it too)"),
     ("terse-version", Arg::Required, "terse format version 2–5"),
@@ -348,6 +356,7 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
         debug: crate::debug::DebugMask::default(),
         debug_info: String::new(),
         debug_trace: None,
+        profile: None,
     };
     let mut cmd_sections: Vec<CmdSection> = vec![CmdSection { job: None, entries: Vec::new() }];
     let mut skipping = false;
@@ -469,8 +478,15 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
         resolver.add_job_file(&file, idx)?;
         files.push(file);
     }
+    let act = add_profile_jobs(&mut inv, &mut resolver, &cmd_sections, &files, env)?;
     inv.global_options = resolver.global_echo();
     inv.jobs = resolver.finish()?;
+    if let Some(hooks) = act {
+        // fio hooks every job of an act run, the profile's own and the others.
+        for j in &mut inv.jobs {
+            j.options.act = Some(hooks);
+        }
+    }
     if inv.debug.has("parse") {
         inv.debug_trace = Some(parse_trace(&inv, &cmd_sections, &files, env));
     }
@@ -497,6 +513,78 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
         return Err(BenchError::Usage(why));
     }
     Ok(inv)
+}
+
+/// The profile of the run (`--profile`, or `profile=` in the job files; one per run), and its
+/// jobs added after the others, from the profile's options given anywhere in the run, as fio's
+/// `load_profile` adds them: its global options onto the current defaults (they show in JSON's
+/// "global options"), then its jobs. Returns `act`'s hooks for every job.
+fn add_profile_jobs(
+    inv: &mut Invocation,
+    resolver: &mut Resolver,
+    cmd: &[CmdSection],
+    files: &[JobFile],
+    env: &Env,
+) -> Result<Option<profile::ActHooks>, BenchError> {
+    let mut given: Vec<profile::Given> = Vec::new();
+    for s in cmd {
+        for entry in &s.entries {
+            given.push(profile::Given { entry, global: s.job.is_none() });
+        }
+    }
+    for f in files {
+        for s in f.sections.iter().filter(|s| s.global || !resolver.skips(&s.name)) {
+            for entry in &s.entries {
+                given.push(profile::Given { entry, global: s.global });
+            }
+        }
+    }
+    let mut chosen: Option<(Profile, Origin)> = inv.profile.map(|p| (p, Origin::CommandLine { job: None }));
+    for g in given.iter().filter(|g| g.entry.key == "profile") {
+        let name = g.entry.value.as_deref().unwrap_or("").trim();
+        // The option table has checked the name.
+        let Some(p) = Profile::find(name) else { continue };
+        match &chosen {
+            Some((q, at)) if *q != p => {
+                return Err(BenchError::Conflict {
+                    at: g.entry.at.clone(),
+                    why: format!(
+                        "profile={name}: the run already has profile {} ({at}); a run has one profile",
+                        q.name()
+                    ),
+                });
+            }
+            Some(_) => {}
+            None => chosen = Some((p, g.entry.at.clone())),
+        }
+    }
+    let Some((p, _)) = chosen else { return Ok(None) };
+    inv.profile = Some(p);
+    let generated = profile::generate(p, &given)?;
+    let plain = env_without_vars(env);
+    let expand = |es: Vec<Entry>| -> Result<Vec<Entry>, BenchError> {
+        es.into_iter()
+            .map(|mut e| {
+                if let Some(v) = &e.value {
+                    e.value = Some(jobfile::expand_value(&e.key, v, &plain, &e.at)?);
+                }
+                Ok(e)
+            })
+            .collect()
+    };
+    let (global, jobs) = generated.sections();
+    resolver.add_global(&expand(global)?, false)?;
+    for (name, entries) in jobs {
+        resolver.add_job(
+            &name,
+            Origin::CommandLine { job: Some(name.clone()) },
+            &expand(entries)?,
+            false,
+            false,
+            None,
+        )?;
+    }
+    Ok(generated.act)
 }
 
 /// Command-line values get keyword arithmetic (`--numjobs='$ncpus*2'`) but no `${VAR}`: the shell
@@ -633,12 +721,11 @@ fn run_option(
         "server" | "daemonize" | "client" | "remote-config" => {
             return Err(BenchError::Usage(format!("--{name}: fio's client/server mode is not supported by zonekit")));
         }
-        "profile" => {
-            return Err(BenchError::Usage(format!(
-                "--profile={}: fio's built-in profiles are not supported by zonekit",
-                one_line(arg)
-            )));
-        }
+        "profile" => match Profile::find(arg) {
+            Some(p) => inv.profile = Some(p),
+            // fio's words (fio checks when the run starts, and exits with 1).
+            None => return Err(BenchError::Usage(format!("profile '{}' not found", one_line(arg)))),
+        },
         "inflate-log" => return Ok(Some(Action::InflateLog(PathBuf::from(arg)))),
         "cpuclock-test"
         | "crctest"
@@ -732,6 +819,8 @@ Usage: zonekit bench [options] [job options] <job file(s)>
   --cmdhelp[=OPT|all]   Help on a job option, or list them all
   --enghelp[=ENG[,OPT]] List the I/O engines, or an engine's options
   --debug=X             Debug classes: help lists fio's (zonekit traces parse)
+  --profile=NAME        Run fio's built-in profile tiobench or act (after it, --cmdhelp
+                        lists the profile's options)
   --version             Print the version
   --help                Print this help
 
@@ -870,10 +959,18 @@ fn parse_trace(inv: &Invocation, cmd: &[CmdSection], files: &[JobFile], env: &En
 }
 
 /// `--cmdhelp`: `None` or `all` lists every option as a tree (children under their parent);
-/// a name shows that option in detail.
-pub fn cmdhelp(name: Option<&str>) -> Result<String, BenchError> {
+/// a name shows that option in detail. After `--profile=NAME`, the profile's options instead,
+/// as fio prints them. As in fio, the profiles' own options are left out of the general list.
+pub fn cmdhelp(name: Option<&str>, profile: Option<Profile>) -> Result<String, BenchError> {
+    if let Some(p) = profile {
+        return profile::cmdhelp(p, name);
+    }
     match name {
-        None | Some("all") => Ok(option_tree(table::OPTIONS)),
+        None | Some("all") => {
+            let general: Vec<OptionDef> =
+                table::OPTIONS.iter().filter(|o| !profile::is_profile_option(o.name)).cloned().collect();
+            Ok(option_tree(&general))
+        }
         Some(n) => {
             if let Some(d) = table::find(n) {
                 return Ok(option_detail(d, None));

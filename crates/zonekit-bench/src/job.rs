@@ -467,6 +467,7 @@ fn finalize(
     if o.nrfiles == 0 {
         conflict(where_set("nrfiles"), "nrfiles=0: a job needs at least one file".into());
     }
+
     if o.openfiles > o.nrfiles || o.openfiles == 0 {
         o.openfiles = o.nrfiles;
     }
@@ -683,6 +684,17 @@ fn finalize(
     }
     if o.filename.is_none() && o.filename_format.is_empty() {
         conflict(where_set("filename_format"), "filename_format is empty and no filename is given".into());
+    }
+    if opts.block_error_hist && opts.nrfiles != 1 {
+        // fio's fixup_options line, and its exit code.
+        conflicts.push(Conflict {
+            at: where_set("block_error_percentiles"),
+            why: format!(
+                "block error histogram only available with a single file per job, but {} files provided",
+                opts.nrfiles
+            ),
+            as_fio: true,
+        });
     }
 
     let mut refusals = refusals(&opts, &values, &at);

@@ -8,6 +8,7 @@ pub mod job;
 pub mod jobfile;
 pub mod options;
 pub mod output;
+pub mod profile;
 pub mod rng;
 pub mod run;
 pub mod stats;

@@ -201,7 +201,7 @@ proptest! {
 
     #[test]
     fn help_never_panics(name in "[ -~]{0,20}") {
-        for r in [cmdhelp(Some(&name)), enghelp(Some(&name))] {
+        for r in [cmdhelp(Some(&name), None), enghelp(Some(&name))] {
             if let Err(e) = r {
                 prop_assert!(!e.to_string().contains('\n'));
             }

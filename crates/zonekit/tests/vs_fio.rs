@@ -294,6 +294,28 @@ fn new_user_defects_as_fio() {
     }
 }
 
+/// Two different jobs in one reporting group: fio's JSON "job options" of the group are its
+/// last job's (the name is the first's).
+fn group_report_shows_the_last_jobs_options() {
+    require_fio();
+    let zonekit = env!("CARGO_BIN_EXE_zonekit");
+    let args: Vec<String> =
+        "--group_reporting --ioengine=null --name=a --rw=read --size=4k --name=b --rw=write --size=8k"
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+    let docs = ["fio", zonekit].map(|p| {
+        let d = tempfile::tempdir().unwrap();
+        run(p, &args, d.path())
+    });
+    for doc in &docs {
+        assert_eq!(doc["jobs"].as_array().unwrap().len(), 1);
+        assert_eq!(doc["jobs"][0]["jobname"], "a");
+        assert_eq!(doc["jobs"][0]["job options"]["name"], "b", "{doc}");
+    }
+    assert_eq!(docs[1]["jobs"][0]["job options"], docs[0]["jobs"][0]["job options"]);
+}
+
 /// The tests that need a tool besides Rust: ignored by a plain `cargo test`, run by
 /// `scripts/test.sh`, and failing there when the tool is missing.
 mod needs_tools {
@@ -319,5 +341,11 @@ mod needs_tools {
     #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
     fn new_user_defects_as_fio() {
         super::new_user_defects_as_fio();
+    }
+
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn group_report_shows_the_last_jobs_options() {
+        super::group_report_shows_the_last_jobs_options();
     }
 }

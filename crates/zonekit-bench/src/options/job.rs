@@ -679,6 +679,11 @@ pub struct JobOptions {
     pub disable_bw_measurement: bool,
     /// `stats`: collect statistics at all.
     pub stats: bool,
+    /// `block_error_percentiles`: keep the state of every trim-sized block of the job's file
+    /// (trimmed how often, or failed) and report its histogram.
+    pub block_error_hist: bool,
+    /// The `act` profile's accounting, on every job of a run with `--profile=act`.
+    pub act: Option<crate::profile::ActHooks>,
     /// `unified_rw_reporting`: `none`, `mixed` or `both`.
     pub unified_rw_reporting: String,
     /// `kb_base`: 1024 (default; input prefixes inverted) or 1000.
@@ -1003,6 +1008,8 @@ impl Default for JobOptions {
             disable_slat: false,
             disable_bw_measurement: false,
             stats: true,
+            block_error_hist: false,
+            act: None,
             unified_rw_reporting: "none".to_string(),
             kb_base: 1024,
             unit_base: 0,

@@ -1580,8 +1580,12 @@ pub static OPTIONS: &[OptionDef] = &[
             o.log_alternate_epoch_clock_id = v.as_u32();
             Ok(())
         }),
-    opt("block_error_percentiles", Kind::Bool, Category::Stats, Support::Refused, "Histogram of trim block errors.")
-        .def("0"),
+    opt("block_error_percentiles", Kind::Bool, Category::Stats, Support::Implemented, "Keep the state of every trim-sized block (`bs` of trims) of the job's one file — trimmed how many times, or failed: a write that fails while verification logs writes — and report fio's `block lifetime percentiles` (the trims it took, over the blocks ever trimmed) and the count of blocks per state.")
+        .def("0")
+        .apply(|o, v| {
+            o.block_error_hist = v.as_bool();
+            Ok(())
+        }),
     opt("bwavgtime", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Stats, Support::Implemented, "Bandwidth sample window in ms.")
         .def("500")
         .parent("write_bw_log")
@@ -1766,7 +1770,7 @@ pub static OPTIONS: &[OptionDef] = &[
             o.error_dump = v.as_bool();
             Ok(())
         }),
-    opt("profile", Kind::Text, Category::Misc, Support::Refused, "Run a built-in fio profile."),
+    opt("profile", Kind::Choice { choices: &[Choice { name: "tiobench", canon: "tiobench", help: "tiotest/tiobench's sequential and random writes, then reads, on four files" }, Choice { name: "act", canon: "act", help: "the Aerospike Certification Tool's rated random reads and writes on each device, or its prep phase" }], postfix: false }, Category::Misc, Support::Implemented, "Run a built-in profile's jobs after the others (as `--profile=NAME`; fio 3.33 stores this option and does nothing with it); its options are read wherever the run gives them (`--profile=NAME --cmdhelp` lists them)."),
     opt("cgroup", Kind::Text, Category::Process, Support::Refused, "Run the job in this cgroup."),
     opt("cgroup_nodelete", Kind::Bool, Category::Process, Support::Ignored, "Keep the cgroup afterwards; has effect only with `cgroup`.")
         .def("0")
@@ -1836,22 +1840,23 @@ pub static OPTIONS: &[OptionDef] = &[
             Ok(())
         }),
     // fio registers the options of its built-in profiles (tiobench, act) with the job options,
-    // so job files may carry them; outside `--profile` they have no effect, in fio as here.
-    opt("block", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Ignored, "tiobench profile: block size; no effect in a job (fio ignores it too).")
+    // so job files may carry them; the profile (crate::profile) reads them wherever the run
+    // gives them, and they change nothing in the job that carries them.
+    opt("block", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Implemented, "tiobench profile: block size in bytes of its jobs (`bs`); no effect on the job that carries it.")
         .def("4096"),
-    opt("numruns", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Ignored, "tiobench profile: number of runs; no effect in a job (fio ignores it too)."),
-    opt("dir", Kind::Text, Category::Misc, Support::Ignored, "tiobench profile: test directory; no effect in a job (fio ignores it too)."),
-    opt("threads", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Ignored, "tiobench profile: number of threads; no effect in a job (fio ignores it too; the job option is `thread`)."),
-    opt("device-names", Kind::Text, Category::Misc, Support::Ignored, "act profile: devices; no effect in a job (fio ignores it too)."),
-    opt("load", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Ignored, "act profile: load multiplier; no effect in a job (fio ignores it too).")
+    opt("numruns", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Implemented, "tiobench profile: runs of each of its jobs (`loops`, default 1); no effect on the job that carries it."),
+    opt("dir", Kind::Text, Category::Misc, Support::Implemented, "tiobench profile: directory of its four files (default `./`); no effect on the job that carries it."),
+    opt("threads", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Implemented, "tiobench profile: threads of each of its jobs (`numjobs`, default 1); no effect on the job that carries it (the job option is `thread`)."),
+    opt("device-names", Kind::Text, Category::Misc, Support::Implemented, "act profile: the devices or files it runs on, comma-separated (required); no effect on the job that carries it."),
+    opt("load", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Implemented, "act profile: load multiplier: 2000 reads and 1000 reads' worth of writes per second per device at 1; no effect on the job that carries it.")
         .def("1"),
-    opt("test-duration", Kind::Time { seconds: true }, Category::Misc, Support::Ignored, "act profile: test duration; no effect in a job (fio ignores it too).")
+    opt("test-duration", Kind::Time { seconds: true }, Category::Misc, Support::Implemented, "act profile: how long its jobs run (a bare number is seconds; default 24h), in hourly slices judged against ACT's criteria; no effect on the job that carries it.")
         .def("24h"),
-    opt("threads-per-queue", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Ignored, "act profile: threads per queue; no effect in a job (fio ignores it too).")
+    opt("threads-per-queue", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Implemented, "act profile: read threads per device, sharing its read rate; no effect on the job that carries it.")
         .def("8"),
-    opt("read-req-num-512-blocks", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Ignored, "act profile: read size in 512-byte blocks; no effect in a job (fio ignores it too).")
+    opt("read-req-num-512-blocks", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Implemented, "act profile: size of each read in 512-byte blocks; no effect on the job that carries it.")
         .def("3"),
-    opt("large-block-op-kbytes", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Ignored, "act profile: large block size in KiB; no effect in a job (fio ignores it too).")
+    opt("large-block-op-kbytes", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Misc, Support::Implemented, "act profile: size of each write, in bytes as fio uses it (fio's help says KiB); no effect on the job that carries it.")
         .def("131072"),
-    opt("prep", Kind::Flag, Category::Misc, Support::Ignored, "act profile: prepare the devices; no effect in a job (fio ignores it too)."),
+    opt("prep", Kind::Flag, Category::Misc, Support::Implemented, "act profile: run ACT's prep phase instead (zero the devices in 1 MiB writes, then salt them with random 4 KiB writes); no effect on the job that carries it."),
 ];

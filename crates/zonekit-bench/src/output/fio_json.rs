@@ -181,7 +181,18 @@ fn job(j: &Json, global: &[(String, String)]) -> JobReport {
         first_error: u(j, "first_error") as i32,
         nr_zone_resets: 0,
         mixed,
+        block: j.get("block").map(block),
     }
+}
+
+/// fio's `block` object (`block_error_percentiles`, when some block has percentiles).
+fn block(b: &Json) -> crate::stats::block::BlockReport {
+    let percentiles = b
+        .get("percentiles")
+        .map(|p| p.members().iter().map(|(k, v)| (k.parse().unwrap_or(0.0), v.as_u64().unwrap_or(0) as u32)).collect())
+        .unwrap_or_default();
+    let states = crate::stats::block::BlockState::NAMES.map(|name| b.get("states").map_or(0, |s| u(s, name)));
+    crate::stats::block::BlockReport { percentiles, states }
 }
 
 fn disk(d: &Json) -> DiskUtilReport {

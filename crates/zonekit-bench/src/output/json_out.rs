@@ -200,6 +200,21 @@ pub fn job(ts: &JobReport, rs: Option<&GroupReport>, plus: bool) -> Json {
     if !info.description.is_empty() {
         root.add_s("desc", info.description.as_str());
     }
+    // fio writes the block object only when some block has percentiles.
+    if let Some(b) = ts.block.as_ref().filter(|b| !b.percentiles.is_empty()) {
+        let mut pct = Json::object();
+        for (p, trims) in &b.percentiles {
+            pct.add_u(format!("{p:.6}"), u64::from(*trims));
+        }
+        let mut states = Json::object();
+        for (name, n) in crate::stats::block::BlockState::NAMES.iter().zip(b.states) {
+            states.add_u(*name, n);
+        }
+        let mut block = Json::object();
+        block.add("percentiles", pct);
+        block.add("states", states);
+        root.add("block", block);
+    }
     if info.count_zone_resets {
         root.add_u("zone_resets", ts.nr_zone_resets);
     }

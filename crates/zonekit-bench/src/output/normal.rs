@@ -206,6 +206,9 @@ pub fn job_block(ts: &JobReport, rs: Option<&GroupReport>, out: &mut String) {
             info.latency_depth
         );
     }
+    if let Some(b) = &ts.block {
+        out.push_str(&b.normal());
+    }
     if let Some(ss) = &info.steadystate {
         // fio's show_ss_normal: the alternative unit keeps the number and swaps the prefix.
         let kb = u64::from(info.kb_base.max(1));

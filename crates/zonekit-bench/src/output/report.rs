@@ -340,6 +340,8 @@ pub struct JobReport {
     /// `unified_rw_reporting=both`: the directions as one (fio's `gen_mixed_ddir_stats_from_ts`),
     /// printed after them as `mixed`.
     pub mixed: Option<DdirReport>,
+    /// `block_error_percentiles`: the blocks' trim percentiles and states.
+    pub block: Option<crate::stats::block::BlockReport>,
 }
 
 /// fio's `stat_calc_dist`: percent of `total`, at least 0.1 for a non-empty bucket.
@@ -470,6 +472,7 @@ impl JobReport {
             first_error: stats.first_error,
             nr_zone_resets: stats.nr_zone_resets,
             mixed,
+            block: stats.block_infos.as_ref().map(|b| b.report(list)),
         }
     }
 

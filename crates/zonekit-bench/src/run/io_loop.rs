@@ -305,6 +305,8 @@ struct Core<'a, C: Clock> {
     /// through a `dyn` call per I/O.
     moves_no_data: bool,
     own_latencies: bool,
+    /// The `act` profile times every I/O (constant for the job).
+    act: bool,
     /// Every read and write of a synchronous job goes through `submit` (it may take a priority
     /// of its own, `cmdprio`, or its file's lock, `lockfile`: the same mode for every file of
     /// the job), constant for the job.
@@ -504,6 +506,11 @@ impl<C: Clock> Core<'_, C> {
                 }
             }
         }
+        // fio's unlog_io_piece, ramp or not: a failed write the verify list logged marks its
+        // block (`block_error_percentiles`).
+        if res < 0 && io.dir == Dir::Write && self.verify.as_ref().is_some_and(|v| v.plan().log_writes) {
+            self.stats.block_failed(StatDdir::Write, io.offset);
+        }
         if self.paced && io.dir.index().is_some() {
             self.completed_rw += 1;
             if res >= 0 {
@@ -567,6 +574,19 @@ impl<C: Clock> Core<'_, C> {
                             self.stats.io_done_prio(d, bytes, io.offset, None, done - issue, done - start, now, p)
                         }
                         None => self.stats.io_done_at(d, bytes, io.offset, None, done - issue, done - start, now),
+                    }
+                    if self.act
+                        && let Some(line) = self.stats.act_lat(done - start, now)
+                    {
+                        // fio's act_io_u_lat fails the I/O with 1 (EPERM) when an hour's slice
+                        // misses ACT's criteria.
+                        self.log.push(line);
+                        let func = if self.engine.is_sync() {
+                            "file:io_u.c:2152, func=io_u_sync_complete"
+                        } else {
+                            "file:io_u.c:2190, func=io_u_queued_complete"
+                        };
+                        self.error.get_or_insert((libc::EPERM, func.into()));
                     }
                 }
             }
@@ -757,10 +777,13 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         set_log_epoch(stats, &clock, epoch_ns);
         let (moves_no_data, own_latencies) = (engine.moves_no_data(), engine.own_latencies());
         let submit_all = cfg.cmdprio.is_some() || cfg.file_locks.first().is_some_and(Option::is_some);
+        // fio's act profile reads each I/O's total latency, which disable_lat leaves out.
+        let act = stats.has_act() && !stats.config().disable_lat;
         JobLoop {
             core: Core {
                 moves_no_data,
                 own_latencies,
+                act,
                 submit_all,
                 engine,
                 stats,

@@ -464,6 +464,21 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
             f.layout = false;
         }
     }
+    // fio's setup_files: a block histogram of the job's one file needs 1 to 8192 trim blocks.
+    if opts.block_error_hist
+        && let Some(f) = files.first()
+    {
+        let n = f.range.len / opts.bs[2].max(1);
+        if n == 0 || n > crate::stats::block::MAX_BLOCKS {
+            let mut o = fail(&run, started, libc::EINVAL, "file:filesetup.c:1287, func=block_error_hist".into());
+            o.log = vec![format!(
+                "zonekit: cannot calculate block histogram with {n} trim blocks, maximum {}",
+                crate::stats::block::MAX_BLOCKS
+            )];
+            o.setup_failed = true;
+            return Err(Box::new(o));
+        }
+    }
 
     // Lay out missing or short files (fio's extend_file); clones sharing a file find it laid
     // out by the first, since setups run one after the other (fio's create_serialize).
@@ -998,6 +1013,15 @@ pub async fn run_prepared<C: Clock>(
     let mut workload = Workload::new(wspec.clone());
     let stats_cfg = sizing::stats_config(&opts);
     let mut stats = ThreadStats::new(&stats_cfg);
+    if opts.block_error_hist
+        && let Some(f) = files.first()
+    {
+        let bs = opts.bs[2].max(1);
+        stats.set_block_infos(f.range.offset, bs, (f.range.len / bs) as usize);
+    }
+    if let Some(hooks) = opts.act {
+        stats.set_act(hooks, 0);
+    }
     for _ in 0..setup_resets {
         stats.zone_reset();
     }

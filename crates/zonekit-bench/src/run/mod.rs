@@ -650,6 +650,8 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], steady: &[SteadyData], el
                 Some((g, _, st, mi)) if *g == c.run.groupid => {
                     st.merge(&e.stats);
                     mi.members += 1;
+                    // fio's JSON "job options" of a group are its last job's (`opt_lists[j]`).
+                    mi.job_options = info.job_options.clone();
                     mi.count_zone_resets |= info.count_zone_resets;
                     // fio keeps the last clone's (the one holding the group's window).
                     if info.steadystate.is_some() {
@@ -1069,7 +1071,14 @@ pub fn execute(
     report.stamp_now();
     report.global_options = settings.global_options.clone();
     let text = crate::output::render(&report, settings.formats);
+    // fio's act profile prints its table once its last job has ended, before the report,
+    // whatever the output format.
+    let act: Vec<&[crate::profile::ActSlice]> =
+        outcomes.iter().filter_map(|(_, o)| o.stats.act.as_ref().map(|a| a.slices())).collect();
     if let Ok(mut w) = out.lock() {
+        if !act.is_empty() {
+            let _ = w.write_all(crate::profile::act_report(act).as_bytes());
+        }
         let _ = w.write_all(text.as_bytes());
         if let Some(t) = &settings.debug_trace {
             let _ = w.write_all(t.end.as_bytes());

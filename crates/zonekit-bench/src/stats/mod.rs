@@ -3,6 +3,7 @@
 //! per-job sample logs. The runner records events into a [`ThreadStats`]; [`ThreadStats::finish`]
 //! gives the [`JobStats`] that `group_reporting` merges and the output module prints.
 
+pub mod block;
 pub mod hist;
 pub mod iostat;
 pub mod log;

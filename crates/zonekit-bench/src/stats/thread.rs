@@ -265,6 +265,10 @@ pub struct JobStats {
     /// for the directions where `cmdprio*` gives some I/Os another priority, filled by summing
     /// ([`super::prio`]) when a group's jobs ran at different priorities.
     pub clat_prio: [Vec<super::prio::PrioStat>; 3],
+    /// `block_error_percentiles`: the state of every trim-sized block of the job's file.
+    pub block_infos: Option<super::block::BlockInfos>,
+    /// The `act` profile's slices of this job thread.
+    pub act: Option<crate::profile::ActLat>,
 }
 
 impl JobStats {
@@ -310,6 +314,8 @@ impl JobStats {
             latency_depth: 0,
             ioprio: 0,
             clat_prio: Default::default(),
+            block_infos: None,
+            act: None,
         }
     }
 
@@ -370,6 +376,8 @@ impl JobStats {
         if self.first_error == 0 {
             self.first_error = src.first_error;
         }
+        // fio's group report keeps the block states of the group's last job.
+        self.block_infos = src.block_infos.clone();
     }
 }
 
@@ -678,6 +686,11 @@ impl ThreadStats {
         prio: IoPrio,
     ) {
         let d = ddir.index();
+        if ddir == Ddir::Trim
+            && let Some(b) = &mut self.js.block_infos
+        {
+            b.trimmed(offset);
+        }
         if let Some(s) = slat_ns {
             self.slat_done_prio(ddir, bytes, s, now_ns, prio.ioprio);
         }
@@ -823,6 +836,35 @@ impl ThreadStats {
         if self.js.error == 0 {
             self.js.error = errno;
         }
+    }
+
+    /// `block_error_percentiles`: `n` blocks of `bs` bytes from `base` (the job's file range).
+    pub fn set_block_infos(&mut self, base: u64, bs: u64, n: usize) {
+        self.js.block_infos = Some(super::block::BlockInfos::new(base, bs, n));
+    }
+
+    /// A trim or write at `offset` failed (fio's `unlog_io_piece`): its block's state, with
+    /// `block_error_percentiles`.
+    pub fn block_failed(&mut self, ddir: Ddir, offset: u64) {
+        if let Some(b) = &mut self.js.block_infos {
+            b.failed(ddir == Ddir::Trim, offset);
+        }
+    }
+
+    /// The `act` profile's accounting, its first slice starting at `now_ns`.
+    pub fn set_act(&mut self, hooks: crate::profile::ActHooks, now_ns: u64) {
+        self.js.act = Some(crate::profile::ActLat::new(hooks, now_ns));
+    }
+
+    /// Whether the job has the `act` profile's accounting.
+    pub fn has_act(&self) -> bool {
+        self.js.act.is_some()
+    }
+
+    /// An I/O completed at `now_ns` after `lat_ns` in total, for `act` (see
+    /// [`crate::profile::ActLat::record`]): fio's line when an hour's slice fails ACT's criteria.
+    pub fn act_lat(&mut self, lat_ns: u64, now_ns: u64) -> Option<String> {
+        self.js.act.as_mut()?.record(lat_ns, now_ns)
     }
 
     /// The job reset a zone (`; N zone resets`).
