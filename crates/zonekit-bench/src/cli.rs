@@ -68,16 +68,33 @@ pub fn main(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 /// `--debug=parse` without a run: the trace, for standard output (fio writes it to the
 /// `--output` file when one is given, which this does and returns nothing).
 fn parse_trace_text(inv: &Invocation, _out: &mut dyn Write, err: &mut dyn Write) -> String {
-    let Some(t) = &inv.debug_trace else { return String::new() };
+    // What fio prints without running: the parse, its clock's calibration, its exit.
+    let pid = std::process::id();
+    let mut text = match &inv.debug_trace {
+        Some(t) => {
+            let mut before = t.clone();
+            before.end.clear();
+            before.all()
+        }
+        None => String::new(),
+    };
+    text.push_str(&crate::run::tracing::calibration_lines(inv.debug, pid));
+    if let Some(t) = &inv.debug_trace {
+        text.push_str(&t.end);
+    }
+    text.push_str(&crate::run::tracing::exit_lines(inv.debug, pid));
+    if text.is_empty() {
+        return text;
+    }
     match &inv.output {
         Some(path) => {
-            if let Err(e) = std::fs::write(path, t.all()) {
+            if let Err(e) = std::fs::write(path, text) {
                 let errno = zonekit_core::Errno(e.raw_os_error().unwrap_or(libc::EIO));
                 let _ = writeln!(err, "zonekit: {}: cannot create the output file: {errno}", path.display());
             }
             String::new()
         }
-        None => t.all(),
+        None => text,
     }
 }
 
@@ -131,6 +148,8 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         clock: inv.clock,
         queue: inv.queue,
         debug_trace: inv.debug_trace.clone(),
+        debug: inv.debug,
+        debug_jobno: inv.debug_jobno,
     };
     let sink: Box<dyn Write + Send> = match &inv.output {
         Some(path) => match std::fs::File::create(path) {

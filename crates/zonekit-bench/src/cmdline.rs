@@ -124,11 +124,13 @@ pub struct Invocation {
     pub debug: crate::debug::DebugMask,
     /// What `--debug` prints on standard output as it is read (`zonekit: set debug option parse`).
     pub debug_info: String,
-    /// `--debug=parse`: fio's parse trace of this command line and its job files.
+    /// `--debug=parse` (or `file`, `io`): fio's trace of this command line and its job files.
     pub debug_trace: Option<crate::debug::RunTrace>,
     /// `--profile=NAME` (or a job file's `profile=NAME`): the built-in profile whose jobs run
     /// after the others.
     pub profile: Option<Profile>,
+    /// `--debug=job:N`: only the lines of the N-th job (0-based) once it starts.
+    pub debug_jobno: Option<u32>,
 }
 
 impl Invocation {
@@ -186,7 +188,7 @@ pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
     (
         "debug",
         Arg::Required,
-        "fio's debug classes: `help` lists them; `parse` prints fio's parse trace; the others are checked and named as fio names them, without trace lines",
+        "fio's debug classes: `help` lists them; each prints fio's trace lines of that class (`blktrace`'s only during blktrace replay, which is refused)",
     ),
     ("parse-only", Arg::None, "parse and check, run nothing"),
     ("section", Arg::Required, "run only this job section (repeatable)"),
@@ -357,6 +359,7 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
         debug_info: String::new(),
         debug_trace: None,
         profile: None,
+        debug_jobno: None,
     };
     let mut cmd_sections: Vec<CmdSection> = vec![CmdSection { job: None, entries: Vec::new() }];
     let mut skipping = false;
@@ -487,7 +490,7 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
             j.options.act = Some(hooks);
         }
     }
-    if inv.debug.has("parse") {
+    if ["parse", "file", "io"].iter().any(|c| inv.debug.has(c)) {
         inv.debug_trace = Some(parse_trace(&inv, &cmd_sections, &files, env));
     }
     if inv.bandwidth_log {
@@ -818,7 +821,7 @@ Usage: zonekit bench [options] [job options] <job file(s)>
   --status-interval=T   Print the full report every T
   --cmdhelp[=OPT|all]   Help on a job option, or list them all
   --enghelp[=ENG[,OPT]] List the I/O engines, or an engine's options
-  --debug=X             Debug classes: help lists fio's (zonekit traces parse)
+  --debug=X             Debug classes: help lists fio's
   --profile=NAME        Run fio's built-in profile tiobench or act (after it, --cmdhelp
                         lists the profile's options)
   --version             Print the version
@@ -880,8 +883,28 @@ pub fn debug_help() -> String {
     format!("zonekit: dumping debug options:{},all\n", DEBUG_CLASSES.join(","))
 }
 
-/// The classes whose trace lines zonekit prints.
-pub const TRACED_CLASSES: &[&str] = &["parse"];
+/// The classes whose trace lines zonekit prints: all but `blktrace`, whose lines fio prints
+/// only while it replays a blktrace file, which zonekit refuses (and `job`, which has none).
+pub const TRACED_CLASSES: &[&str] = &[
+    "process",
+    "file",
+    "io",
+    "mem",
+    "verify",
+    "random",
+    "parse",
+    "diskutil",
+    "job",
+    "mutex",
+    "profile",
+    "time",
+    "net",
+    "rate",
+    "compress",
+    "steadystate",
+    "helperthread",
+    "zbd",
+];
 
 /// `--debug=CLASS[,CLASS…]`, read as fio's set_debug reads it (classes matched by prefix, `all`,
 /// `job:N`): fio's line for each on standard output (`set debug option parse`, `set all debug
@@ -901,9 +924,11 @@ fn set_debug(inv: &mut Invocation, arg: &str) -> Result<(), BenchError> {
         }
         match DEBUG_CLASSES.iter().find(|c| opt.starts_with(*c)) {
             Some(&"job") => match opt.split_once(':') {
-                Some((_, n)) => inv
-                    .debug_info
-                    .push_str(&format!("zonekit: set debug jobno {}\n", n.trim().parse::<i64>().unwrap_or(0))),
+                Some((_, n)) => {
+                    let n = n.trim().parse::<i64>().unwrap_or(0);
+                    inv.debug_info.push_str(&format!("zonekit: set debug jobno {n}\n"));
+                    inv.debug_jobno = u32::try_from(n).ok();
+                }
                 None => return Err(BenchError::Usage(format!("--debug={}: missing job number", one_line(arg)))),
             },
             Some(c) => {
@@ -919,9 +944,8 @@ fn set_debug(inv: &mut Invocation, arg: &str) -> Result<(), BenchError> {
     let untraced: Vec<&str> = DEBUG_CLASSES.iter().copied().filter(|c| untraced.contains(c)).collect();
     if !untraced.is_empty() {
         inv.notes.push(format!(
-            "--debug: zonekit prints no trace lines of class {} (only {})",
-            untraced.join(","),
-            TRACED_CLASSES.join(",")
+            "--debug: zonekit prints no trace lines of class {}: fio prints them only while it replays a blktrace file, which zonekit refuses",
+            untraced.join(",")
         ));
     }
     Ok(())
@@ -930,8 +954,25 @@ fn set_debug(inv: &mut Invocation, arg: &str) -> Result<(), BenchError> {
 /// `--debug=parse`: fio's trace of what was parsed (see [`crate::debug::ParseTrace`]).
 fn parse_trace(inv: &Invocation, cmd: &[CmdSection], files: &[JobFile], env: &Env) -> crate::debug::RunTrace {
     let dry = !matches!(inv.action, Action::Run);
-    let numjobs = inv.jobs.iter().map(|j| j.options.numjobs.max(1)).collect();
-    let mut t = crate::debug::ParseTrace::new(std::process::id(), dry, numjobs);
+    let jobs = inv
+        .jobs
+        .iter()
+        .map(|j| {
+            let n = j.options.numjobs.max(1);
+            let mut o = j.options.clone();
+            o.name = j.jobname.clone();
+            // fio names a job's files after it when no `filename` (nor `read_iolog`) does.
+            let alloc = if o.filename.is_none() && o.replay.read_iolog.is_none() {
+                (0..n)
+                    .map(|k| crate::run::sizing::file_paths(&o, k).iter().map(|p| p.display().to_string()).collect())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            crate::debug::JobFiles { numjobs: n, alloc }
+        })
+        .collect();
+    let mut t = crate::debug::ParseTrace::new(std::process::id(), dry, inv.debug, jobs);
     let kv = |es: &[Entry]| es.iter().map(|e| (e.key.clone(), e.value.clone())).collect::<Vec<_>>();
     let secs: Vec<(bool, crate::debug::Options)> =
         cmd.iter().filter(|s| !s.entries.is_empty()).map(|s| (s.job.is_some(), kv(&s.entries))).collect();

@@ -67,6 +67,13 @@ pub fn gettid() -> u32 {
     unsafe { libc::gettid() as u32 }
 }
 
+/// The clock ticks per second (`sysconf(_SC_CLK_TCK)`, what fio's helper thread traces as
+/// `clk_tck`).
+pub fn clk_tck() -> i64 {
+    // SAFETY: sysconf reads a system constant; it takes an integer and touches no memory of ours.
+    i64::from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as i32)
+}
+
 /// Ask the kernel to back `buf` with transparent huge pages where it can (`madvise(MADV_HUGEPAGE)`
 /// on the 2 MiB-aligned part): a large table read at random (the random map of a 1 TiB job is
 /// 32 MiB) then costs one TLB miss per 2 MiB instead of per 4 KiB. Failure changes nothing.

@@ -287,6 +287,16 @@ pub struct NextIo {
     pub len: u64,
 }
 
+/// In [`Workload::take_random_log`]: a new pass starts here.
+pub const PASS_MARK: &str = "\u{0}pass";
+
+/// In [`Workload::take_random_log`]: a time-based job wraps round its file here.
+pub const WRAP_MARK: &str = "\u{2}wrap";
+
+/// In [`Workload::take_random_log`]: a draw found the random map full, followed by the file's
+/// last position and size (`LAST:SIZE`).
+pub const RAND_FAILED: &str = "\u{1}";
+
 /// fio's random map: a bitmap of the blocks used in this pass.
 ///
 /// The map goes on transparent huge pages (fewer TLB misses) only once the job has marked as
@@ -466,6 +476,9 @@ pub struct Workload {
     /// The next I/O of a replay, and when the last one proposed is due (µs).
     replay_next: usize,
     replay_due_us: u64,
+    /// `--debug=random`: fio's lines of each random offset drawn, kept for the job's trace.
+    trace_random: bool,
+    random_log: Vec<String>,
 }
 
 /// `a / b` for `b > 0`, a shift when `b` is a power of two (block sizes and alignments nearly
@@ -539,6 +552,8 @@ impl Workload {
             last_was_sync: false,
             zone_bytes: 0,
             next_unit: None,
+            trace_random: false,
+            random_log: Vec::new(),
             pass: 0,
             pass_issued: 0,
             replay_next: 0,
@@ -620,6 +635,24 @@ impl Workload {
         self.propose_steered(hooks, &mut |d| d)
     }
 
+    /// Passes over the range started beyond the first (fio's loops of `do_io`).
+    pub fn pass(&self) -> u32 {
+        self.pass
+    }
+
+    /// `--debug`: keep fio's lines of the random offsets drawn from now on, with a mark where a
+    /// new pass starts ([`PASS_MARK`]) and where a draw finds the random map full
+    /// ([`RAND_FAILED`]).
+    pub fn trace_random(&mut self, on: bool) {
+        self.trace_random = on;
+    }
+
+    /// The lines of the random offsets drawn since the last call (fio's `off rand`, `offset …
+    /// busy`, and the marks).
+    pub fn take_random_log(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.random_log)
+    }
+
     /// [`Workload::propose`], with `steer` choosing the direction after the workload drew it
     /// (rate pacing may turn a mixed job to the direction behind its rate, which then stays the
     /// drawn direction, as fio's `rate_ddir` sets `rwmix_ddir`).
@@ -692,6 +725,9 @@ impl Workload {
         let off = match self.next_offset(fi, d) {
             Some(off) => off,
             None if self.spec.time_based => {
+                if self.trace_random {
+                    self.random_log.push(WRAP_MARK.to_string());
+                }
                 self.reset_file(fi, hooks);
                 self.next_offset(fi, d)?
             }
@@ -734,6 +770,9 @@ impl Workload {
             return false;
         }
         self.pass += 1;
+        if self.trace_random {
+            self.random_log.push(PASS_MARK.to_string());
+        }
         self.pass_issued = 0;
         self.last_was_sync = false;
         self.zone_bytes = 0;
@@ -1045,6 +1084,9 @@ impl Workload {
                 let scale = |r: u64| (((lastb as f64) * (r as f64 * unit)) as u64).min(lastb - 1);
                 let r = self.next_unit.take().unwrap_or_else(|| self.rng_offset.next_u64());
                 let b = scale(r);
+                if self.trace_random {
+                    self.random_log.push(format!("off rand {r}"));
+                }
                 // Draw the next offset now and let the CPU fetch its random-map word meanwhile: a
                 // large map misses the cache on nearly every I/O.
                 let next = self.rng_offset.next_u64();
@@ -1057,7 +1099,21 @@ impl Workload {
                     // A strided zone range beyond the file draws blocks past the map: the offset
                     // is past the range, and the caller finds the file done (as fio does).
                     Some(map) if b >= map.nr => b,
-                    Some(map) if !map.is_free(b) => map.next_free(b)?,
+                    Some(map) if !map.is_free(b) => {
+                        if self.trace_random {
+                            self.random_log.push(format!("get_next_rand_offset: offset {b} busy"));
+                        }
+                        match map.next_free(b) {
+                            Some(n) => n,
+                            None => {
+                                if self.trace_random {
+                                    let (last, size) = (f.last_pos[d], f.range.size);
+                                    self.random_log.push(format!("{RAND_FAILED}{last}:{size}"));
+                                }
+                                return None;
+                            }
+                        }
+                    }
                     Some(map) if map.used >= map.nr => return None,
                     _ => b,
                 }

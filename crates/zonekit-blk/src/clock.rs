@@ -110,6 +110,17 @@ fn tsc_scale() -> Option<TscScale> {
     })
 }
 
+/// The CPU's time-stamp counter now (`rdtsc`), where the CPU has one: fio's `get_cpu_clock`,
+/// which its clock calibration reads (`--debug=time`).
+pub fn cpu_cycles() -> Option<u64> {
+    rdtsc()
+}
+
+/// Whether [`RealClock::new`] reads the TSC: the kernel trusts it (fio's `tsc_reliable`).
+pub fn tsc_reliable() -> bool {
+    tsc_scale().is_some()
+}
+
 /// Measure the TSC's rate now, if the clock will use it (20 ms, once per process): call it before
 /// timing anything, so that the first [`RealClock`] made inside a measured span does not pay for
 /// the calibration there.

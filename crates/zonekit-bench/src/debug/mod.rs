@@ -1,9 +1,13 @@
 //! `--debug=CLASS`: fio's debug trace lines. fio prints each as the class name padded to 8
 //! columns, the printing thread's id padded to 5, then the message, on its standard output (or the
-//! `--output` file). zonekit prints the `parse` class: the lines fio 3.33 prints while it reads the
-//! command line and the job files ([`ParseTrace`]).
+//! `--output` file). The lines fio 3.33 prints while it reads the command line and the job files
+//! (the `parse` class, and the `file` and `io` lines of that time) are built beforehand
+//! ([`ParseTrace`]); a run prints the others as it goes ([`trace::Tracer`]).
 
 mod fio_types;
+pub mod trace;
+
+pub use trace::{Class, Tracer};
 
 use crate::cmdline::DEBUG_CLASSES;
 use crate::options::{engines, table, value};
@@ -162,9 +166,36 @@ struct Td {
     eo: bool,
     kb_base: u32,
     global: bool,
+    /// fio's `thread_number` of the structure (0: the default one).
+    number: u32,
+    /// Its files (`files_index`), the room for them (`files_size`), `nr_files`.
+    files: u32,
+    files_size: u32,
+    nr_files: u32,
+    /// `directory`, as set so far.
+    directory: Option<String>,
 }
 
-fn has_engine_options(engine: &str) -> bool {
+/// What the trace needs of each job a run adds: its clone count, and the files fio names after
+/// the job (one list per clone; empty when `filename` names them).
+#[derive(Debug, Clone, Default)]
+pub struct JobFiles {
+    /// `numjobs`.
+    pub numjobs: u32,
+    /// Each clone's files, when fio makes them from the job's name.
+    pub alloc: Vec<Vec<String>>,
+}
+
+/// zonekit's identifier of one of fio's objects, printed where fio prints its address (`%p`):
+/// `0x7a6b`, then the kind (1 a file, 2 an I/O unit, 3 the I/O buffers, 4 a zoned file), the
+/// job's `thread_number` in three hex digits and the object's index (a byte offset for
+/// buffers) in eight. The same object prints the same value throughout a run.
+pub fn zk_ptr(kind: u32, job: u32, index: u64) -> String {
+    format!("0x7a6b{kind:x}{:03x}{:08x}", job & 0xfff, index & 0xffff_ffff)
+}
+
+/// Whether fio's `engine` has options of its own (a job frees them with its engine).
+pub fn has_engine_options(engine: &str) -> bool {
     engines::find(engine.trim()).is_some_and(|e| !e.options.is_empty())
 }
 
@@ -174,32 +205,77 @@ fn has_engine_options(engine: &str) -> bool {
 pub struct ParseTrace {
     pid: u32,
     dry_run: bool,
+    mask: DebugMask,
     def: Td,
     out: RunTrace,
     cur: String,
-    numjobs: Vec<u32>,
+    jobs: Vec<JobFiles>,
     jobs_added: usize,
     tds: usize,
+    /// fio's `thread_number` so far.
+    thread_number: u32,
 }
 
 impl ParseTrace {
-    /// A trace for a run (`dry_run` false) or for `--parse-only`/`--showcmd`; `numjobs` is each
-    /// job's clone count, in the order the jobs are added.
-    pub fn new(pid: u32, dry_run: bool, numjobs: Vec<u32>) -> Self {
+    /// A trace of the classes of `mask` (`parse`, `file`, `io`) for a run (`dry_run` false) or
+    /// for `--parse-only`/`--showcmd`; `jobs` describes each job, in the order they are added.
+    pub fn new(pid: u32, dry_run: bool, mask: DebugMask, jobs: Vec<JobFiles>) -> Self {
         ParseTrace {
             pid,
             dry_run,
-            def: Td { engine: "psync".into(), loaded: None, eo: false, kb_base: 1024, global: true },
+            mask,
+            def: Td {
+                engine: "psync".into(),
+                loaded: None,
+                eo: false,
+                kb_base: 1024,
+                global: true,
+                number: 0,
+                files: 0,
+                files_size: 0,
+                nr_files: 1,
+                directory: None,
+            },
             out: RunTrace::default(),
             cur: String::new(),
-            numjobs,
+            jobs,
             jobs_added: 0,
             tds: 0,
+            thread_number: 0,
         }
     }
 
     fn emit(&mut self, msg: &str) {
-        self.cur.push_str(&line("parse", self.pid, msg));
+        self.emit_c(Class::Parse, msg);
+    }
+
+    /// A line of `class` (the message with its newline), if that class is on.
+    fn emit_c(&mut self, class: Class, msg: &str) {
+        if self.mask.has(class.name()) {
+            self.cur.push_str(&line(class.name(), self.pid, msg));
+        }
+    }
+
+    /// fio's add_file: `name` added to `td` (`inc`: it counts in `nr_files`, as a `filename`
+    /// does).
+    fn add_file(&mut self, td: &mut Td, name: &str, inc: bool) {
+        let name = match &td.directory {
+            Some(d) if !name.starts_with('/') => format!("{d}/{name}"),
+            _ => name.to_string(),
+        };
+        self.emit_c(Class::File, &format!("add file {name}\n"));
+        if td.files_size <= td.files {
+            let n = td.nr_files + 1;
+            self.emit_c(Class::File, &format!("resize file array to {n} files\n"));
+            td.files_size = n;
+        }
+        let at = td.files;
+        let p = zk_ptr(1, td.number, u64::from(at));
+        self.emit_c(Class::File, &format!("file {p} \"{name}\" added at {at}\n"));
+        td.files += 1;
+        if inc {
+            td.nr_files += 1;
+        }
     }
 
     /// fio's ioengine_load on a job structure.
@@ -207,13 +283,16 @@ impl ParseTrace {
         if td.loaded.as_deref() == Some(td.engine.as_str()) {
             return;
         }
-        if let Some(old) = td.loaded.take()
-            && td.eo
-            && has_engine_options(&old)
-        {
-            self.emit("free options\n");
-            td.eo = false;
+        if let Some(old) = td.loaded.take() {
+            // fio loads the new engine to compare, then frees the old one.
+            self.emit_c(Class::Io, &format!("load ioengine {}\n", td.engine));
+            self.emit_c(Class::Io, &format!("free ioengine {old}\n"));
+            if td.eo && has_engine_options(&old) {
+                self.emit("free options\n");
+                td.eo = false;
+            }
         }
+        self.emit_c(Class::Io, &format!("load ioengine {}\n", td.engine));
         td.loaded = Some(td.engine.clone());
         if has_engine_options(&td.engine) {
             self.emit("init options\n");
@@ -222,20 +301,53 @@ impl ParseTrace {
                 self.emit("dup options\n");
             } else {
                 self.emit("filling default options\n");
+                // fio handles each engine option that has a default, as if given.
+                let defaults: Vec<(&str, &str)> = engines::find(td.engine.trim())
+                    .map(|e| e.options.iter().filter_map(|d| Some((d.name, d.default?))).collect())
+                    .unwrap_or_default();
+                td.eo = true;
+                for (name, def) in defaults {
+                    self.option(td, name, Some(def));
+                }
             }
             td.eo = true;
         }
     }
 
     fn new_job(&mut self, preserve_eo: bool) -> Td {
+        let parent = self.def.clone();
+        self.dup(&parent, preserve_eo)
+    }
+
+    /// fio's get_new_job from `parent`: its files duplicated, its options copied.
+    fn dup(&mut self, parent: &Td, preserve_eo: bool) -> Td {
+        self.thread_number += 1;
+        self.emit_c(Class::File, &format!("dup files: {}\n", parent.files));
         self.emit("dup options\n");
         Td {
-            engine: self.def.engine.clone(),
+            engine: parent.engine.clone(),
             loaded: None,
-            eo: preserve_eo && self.def.eo,
-            kb_base: self.def.kb_base,
+            eo: preserve_eo && parent.eo,
+            kb_base: parent.kb_base,
             global: false,
+            number: self.thread_number,
+            files: parent.files,
+            files_size: parent.files_size,
+            nr_files: parent.nr_files,
+            directory: parent.directory.clone(),
         }
+    }
+
+    /// fio's put_job: a structure dropped (a dry run adds no job).
+    fn put_job(&mut self, td: &Td) {
+        self.emit("free options\n");
+        if td.eo && td.loaded.as_deref().is_some_and(has_engine_options) {
+            self.emit("free options\n");
+        }
+        if let Some(e) = &td.loaded {
+            self.emit_c(Class::Io, &format!("free ioengine {e}\n"));
+        }
+        self.thread_number -= 1;
     }
 
     /// fio's add_job: a dry run frees the job at once; a run loads its engine, prints its header
@@ -245,29 +357,36 @@ impl ParseTrace {
             return;
         }
         if self.dry_run {
-            self.emit("free options\n");
-            if td.eo && td.loaded.as_deref().is_some_and(has_engine_options) {
-                self.emit("free options\n");
-            }
+            self.put_job(td);
             return;
         }
         self.load(td);
-        let n = self.numjobs.get(self.jobs_added).copied().unwrap_or(1).max(1);
+        let job = self.jobs.get(self.jobs_added).cloned().unwrap_or_default();
+        let n = job.numjobs.max(1);
         self.jobs_added += 1;
-        self.out.before_job.push(std::mem::take(&mut self.cur));
-        for _ in 1..n {
-            self.emit("dup options\n");
-            let mut clone = Td { loaded: None, ..td.clone() };
-            self.load(&mut clone);
-        }
-        self.out.clones.push(std::mem::take(&mut self.cur));
-        let with_eo = td.eo && has_engine_options(&td.engine);
-        for _ in 0..n {
-            self.tds += 1;
-            if with_eo {
-                self.out.started.push_str(&line("parse", self.pid, "free options\n"));
+        let alloced = td.files == 0 && !job.alloc.is_empty();
+        if alloced {
+            for name in job.alloc.first().cloned().unwrap_or_default() {
+                self.add_file(td, &name, false);
             }
         }
+        self.out.before_job.push(std::mem::take(&mut self.cur));
+        // fio adds the clones from the last down to 1, each from the job.
+        for k in (1..n).rev() {
+            let mut clone = self.dup(td, true);
+            self.load(&mut clone);
+            if alloced {
+                clone.files = 0;
+                clone.files_size = 0;
+                for name in job.alloc.get(k as usize).cloned().unwrap_or_default() {
+                    self.add_file(&mut clone, &name, false);
+                }
+            }
+        }
+        self.out.clones.push(std::mem::take(&mut self.cur));
+        // Each job's process frees its engine's options as it ends (the run traces that line
+        // from the job's thread).
+        self.tds += n as usize;
     }
 
     /// The lines of one option: `handle_option=…`, then `__handle_option=…` for each part of a
@@ -306,6 +425,26 @@ impl ParseTrace {
             && let Ok(n) = v.trim().parse::<u32>()
         {
             td.kb_base = n;
+        }
+        if name == "directory" {
+            td.directory = value.map(|v| v.trim().split(':').next().unwrap_or("").to_string());
+        }
+        if name == "nrfiles"
+            && let Some(v) = value
+            && let Ok(n) = v.trim().parse::<u32>()
+        {
+            td.nr_files = n;
+        }
+        if name == "filename"
+            && let Some(v) = value
+        {
+            // fio's str_filename_cb: the names split at `:`, each added in turn.
+            if td.files == 0 {
+                td.nr_files = 0;
+            }
+            for n in crate::options::job::split_colon_list(v) {
+                self.add_file(td, &n, true);
+            }
         }
     }
 
@@ -514,8 +653,10 @@ impl ParseTrace {
             self.emit("free options\n");
         }
         if self.dry_run {
-            self.emit("free options\n");
+            // The last at exit, after the clock's calibration (`time`).
             self.out.after_jobs = std::mem::take(&mut self.cur);
+            self.emit("free options\n");
+            self.out.end = std::mem::take(&mut self.cur);
             return self.out;
         }
         self.out.after_jobs = std::mem::take(&mut self.cur);
@@ -622,7 +763,9 @@ mod tests {
 
     #[test]
     fn one_option_as_fio_prints_it() {
-        let mut t = ParseTrace::new(7, true, vec![]);
+        let mut mask = DebugMask::default();
+        mask.set("parse");
+        let mut t = ParseTrace::new(7, true, mask, vec![]);
         let mut td = t.def.clone();
         t.option(&mut td, "bs", Some("4k,8k"));
         t.option(&mut td, "percentile_list", Some("50:99.5"));

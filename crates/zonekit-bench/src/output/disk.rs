@@ -220,7 +220,7 @@ fn read_stat(dir: &Path) -> Option<BlockStat> {
 
 /// fio's `get_device_numbers`: a block device's own numbers, a file's file-system device, or
 /// (for a path that does not exist) its directory's; none for character devices and FIFOs.
-fn device_numbers(path: &Path) -> Option<(u64, u64)> {
+pub(crate) fn device_numbers(path: &Path) -> Option<(u64, u64)> {
     match fs::symlink_metadata(path) {
         Ok(m) => {
             let ft = m.file_type();
@@ -241,7 +241,7 @@ fn device_numbers(path: &Path) -> Option<(u64, u64)> {
 }
 
 /// fio's `find_block_dir`: the directory under `path` whose `dev` file holds `maj:min`.
-fn find_block_dir(path: &Path, maj: u64, min: u64, follow_links: bool) -> Option<PathBuf> {
+pub(crate) fn find_block_dir(path: &Path, maj: u64, min: u64, follow_links: bool) -> Option<PathBuf> {
     let mut entries: Vec<_> = fs::read_dir(path).ok()?.flatten().collect();
     entries.sort_by_key(|e| e.file_name());
     for e in entries {

@@ -15,9 +15,11 @@
 //! in the simulated-time driver ([`crate::run::sim`]) it yields to the event loop, which moves
 //! the simulated clock.
 
+use crate::debug::Class;
 use crate::options::cmdprio::CmdPrio;
 use crate::run::buffers::{BufferContent, BufferGen};
 use crate::run::iolog::IologWriter;
+use crate::run::job_trace::JobTrace;
 use crate::run::pacing::{LatSearch, LatencyVerdict, PaceConfig, Pacer, TargetStep};
 use crate::stats::{Ddir as StatDdir, IoPrio, ThreadStats};
 use crate::verify::run::{JobVerify, ReadCheck};
@@ -180,6 +182,8 @@ pub struct LoopEnd {
     pub latency_depth: u32,
     /// Where `latency_target`'s depth search stands, for a verify phase to go on from.
     pub lat_search: Option<LatSearch>,
+    /// The job's trace, handed back for its next loop.
+    pub(crate) trace: Option<Box<JobTrace>>,
 }
 
 /// Starts the logs' time line at the epoch `epoch_ns` with `log_unix_epoch` or
@@ -234,8 +238,9 @@ struct Issue {
     check: Option<ReadCheck>,
 }
 
-/// The zone policies of a job's files, as the workload asks them.
-struct Hooks<'z>(&'z [Option<ZoneJob>]);
+/// The zone policies of a job's files, as the workload asks them, and (traced) the bytes with
+/// data each pass start found, by file (fio's `swd`).
+struct Hooks<'z>(&'z [Option<ZoneJob>], Option<&'z std::cell::RefCell<Vec<(usize, u64)>>>);
 
 impl ZoneHooks for Hooks<'_> {
     fn adjust_dir(&self, file: usize, dir: Dir) -> Dir {
@@ -258,7 +263,10 @@ impl ZoneHooks for Hooks<'_> {
 
     fn file_reset(&self, file: usize) {
         if let Some(Some(z)) = self.0.get(file) {
-            z.file_reset();
+            let swd = z.file_reset();
+            if let Some(log) = self.1 {
+                log.borrow_mut().push((file, swd));
+            }
         }
     }
 }
@@ -324,6 +332,17 @@ struct Core<'a, C: Clock> {
     full: bool,
     /// The priority of the I/O being submitted or completed (`None`: the job's).
     io_prio: Option<IoPrio>,
+    /// The job's trace (`--debug`), and whether it traces every I/O: read once per loop, so
+    /// that an untraced I/O pays one predictable branch at most.
+    trace: Option<Box<JobTrace>>,
+    traced: bool,
+    /// The next commit's line is already traced (a rate wait's quiesce).
+    commit_traced: bool,
+    /// Zone lines go to this file's opening (fio resets a file's zones as it opens it).
+    trace_open: Option<usize>,
+    /// The zone policy is placing an I/O: a drain (a zone reset) holds the unit being filled,
+    /// which fio's commit counts in its depth.
+    placing: bool,
 }
 
 impl<C: Clock> Core<'_, C> {
@@ -387,6 +406,14 @@ impl<C: Clock> Core<'_, C> {
     /// fio's `td_io_commit`: count the I/Os queued since the last such commit at the depth now
     /// (`io_u_mark_depth`), then send what is pending.
     fn commit(&mut self) {
+        if self.traced
+            && !self.commit_traced
+            && (self.batch_queued > 0 || self.inflight > 0)
+            && let Some(jt) = &self.trace
+            && jt.io
+        {
+            jt.t.print(Class::Io, &format!("calling ->commit(), depth {}", self.inflight));
+        }
         if self.batch_queued > 0 && self.inflight > 0 && !self.ramping {
             self.stats.queued(self.inflight, self.batch_queued);
         }
@@ -430,6 +457,16 @@ impl<C: Clock> Core<'_, C> {
     /// `min`), and complete them.
     async fn reap(&mut self, min: usize, max: usize) {
         let fetched = self.fetch(min, max).await;
+        if self.traced
+            && let Some(jt) = &self.trace
+            && jt.io
+            && (min > 0 || !self.reaped.is_empty())
+        {
+            // fio reaps only when it must wait (its lines of a reap that takes nothing ready
+            // would not be printed).
+            jt.t.print(Class::Io, &format!("io_u_queued_complete: min={min}"));
+            jt.t.print(Class::Io, &format!("getevents: {}", self.reaped.len()));
+        }
         self.complete_reaped();
         if let Err(e) = fetched {
             let errno = e.raw_os_error().unwrap_or(libc::EIO);
@@ -479,13 +516,61 @@ impl<C: Clock> Core<'_, C> {
                 if let Some(z) = slot.zone
                     && let Some(zj) = self.zone_of(&io)
                 {
-                    zj.completed(&Self::zone_io(&io), z, self.cfg.job_id);
+                    let traced = self.traced && self.trace.as_ref().is_some_and(|jt| jt.zbd);
+                    let name = &zj.file.name;
+                    if traced && let Some(jt) = &self.trace {
+                        jt.t.print(
+                            Class::Zbd,
+                            &format!("{name}: terminate I/O ({}, {}) for zone {z}", io.offset, io.len),
+                        );
+                    }
+                    let closed = zj.completed(&Self::zone_io(&io), z, self.cfg.job_id);
+                    if closed
+                        && traced
+                        && let Some(jt) = &self.trace
+                    {
+                        jt.t.print(Class::Zbd, &format!("{name}: closing zone {z}"));
+                    }
                 }
                 self.io_prio = slot.prio;
-                self.complete(c.tag, io, i64::from(c.result), slot.start, slot.issue, c.at_ns);
+                if self.traced {
+                    self.complete_traced(c.tag, io, i64::from(c.result), slot.start, slot.issue, c.at_ns);
+                } else {
+                    self.complete(c.tag, io, i64::from(c.result), slot.start, slot.issue, c.at_ns);
+                }
             }
         }
         self.reaped = reaped;
+    }
+
+    /// The pacing's `--debug=rate` lines so far, printed.
+    fn flush_rate_trace(&mut self) {
+        let lines = self.pacer.take_log();
+        if let Some(jt) = &self.trace {
+            for l in lines {
+                jt.t.print(Class::Rate, &l);
+            }
+        }
+    }
+
+    /// [`Core::complete`] with fio's lines: `complete:`, the checks of a verifying read, the
+    /// file's reference dropped.
+    fn complete_traced(&mut self, tag: u32, io: NextIo, res: i64, start: u64, issue: u64, done: u64) {
+        if let Some(jt) = &self.trace {
+            jt.io_line("complete", tag, &io);
+            if jt.verify
+                && res > 0
+                && let Some(v) = &self.verify
+                && io.dir == Dir::Read
+                && v.checks(tag)
+            {
+                jt.verify_check(&v.plan().spec, tag, res as u64);
+            }
+        }
+        self.complete(tag, io, res, start, issue, done);
+        if let Some(jt) = self.trace.as_mut() {
+            jt.done(io.file);
+        }
     }
 
     fn complete(&mut self, tag: u32, io: NextIo, res: i64, start: u64, issue: u64, done: u64) {
@@ -515,6 +600,9 @@ impl<C: Clock> Core<'_, C> {
             self.completed_rw += 1;
             if res >= 0 {
                 self.check_latency(&io, done.saturating_sub(start));
+                if self.traced {
+                    self.flush_rate_trace();
+                }
             }
         }
         if self.ramping {
@@ -660,6 +748,15 @@ impl<C: Clock> JobIo for Core<'_, C> {
     }
 
     async fn quiesce(&mut self) {
+        let traced_here = self.placing && self.traced && !self.commit_traced;
+        if traced_here
+            && let Some(jt) = self.trace.as_mut()
+            && jt.io
+        {
+            // fio quiesces holding the unit it is filling: its commit counts it in the depth.
+            jt.later(Class::Io, format!("calling ->commit(), depth {}", self.inflight + 1));
+            self.commit_traced = true;
+        }
         self.commit();
         while self.inflight > 0 {
             let before = self.inflight;
@@ -670,6 +767,9 @@ impl<C: Clock> JobIo for Core<'_, C> {
                 }
                 break;
             }
+        }
+        if traced_here {
+            self.commit_traced = false;
         }
     }
 
@@ -727,6 +827,19 @@ impl<C: Clock> JobIo for Core<'_, C> {
     fn log_err(&mut self, line: String) {
         self.log.push(line);
     }
+
+    fn trace_on(&self, class: Class) -> bool {
+        self.traced && self.trace.as_ref().is_some_and(|jt| jt.t.on(class))
+    }
+
+    fn trace_line(&mut self, class: Class, line: String) {
+        if let Some(jt) = self.trace.as_mut() {
+            match self.trace_open {
+                Some(k) => jt.at_open(k, class, line),
+                None => jt.later(class, line),
+            }
+        }
+    }
 }
 
 /// The state of one running job.
@@ -745,6 +858,8 @@ pub struct JobLoop<'a, C: Clock> {
     /// Nothing to wait for or place before an I/O (no zones, pacing, verify or replay): the next
     /// I/O is the workload's, taken without the general path's futures (set by `run`).
     plain: bool,
+    /// The workload's pass the trace last saw.
+    pass: u32,
 }
 
 impl<'a, C: Clock> JobLoop<'a, C> {
@@ -815,6 +930,11 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 iolog: None,
                 full: false,
                 io_prio: None,
+                trace: None,
+                traced: false,
+                commit_traced: false,
+                trace_open: None,
+                placing: false,
                 cfg,
             },
             workload,
@@ -826,6 +946,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             next_tick: 0,
             retry: None,
             plain: false,
+            pass: 0,
         }
     }
 
@@ -851,14 +972,24 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         if self.workload.spec().write {
             let zones = self.core.zones.clone();
             for z in zones.iter().flatten() {
-                z.file_reset();
+                let swd = z.file_reset();
+                // fio prints these lines as it opens the file, at its first I/O.
+                self.core.trace_open = Some(z.file_index);
+                if self.core.traced
+                    && let Some(jt) = self.core.trace.as_mut()
+                    && jt.zbd
+                {
+                    jt.at_open(z.file_index, Class::Zbd, format!("zbd_file_reset({}): swd = {swd}", z.file.name));
+                }
                 z.reset_for_verify(&mut self.core).await;
+                self.core.trace_open = None;
             }
         }
         self.plain = !self.core.has_zones
             && !self.core.paced
             && self.core.verify.is_none()
-            && self.workload.spec().replay.is_none();
+            && self.workload.spec().replay.is_none()
+            && !self.core.traced;
         if self.core.engine.is_sync() {
             let now = self.core.now();
             self.housekeeping(now, start);
@@ -942,6 +1073,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             verify: c.verify.take(),
             latency_depth: if c.pacer.config().latency_target_ns > 0 { c.pacer.depth_limit() } else { 0 },
             lat_search: c.pacer.lat_search(),
+            trace: c.trace.take(),
         }
     }
 
@@ -967,6 +1099,36 @@ impl<'a, C: Clock> JobLoop<'a, C> {
     pub fn with_verify(mut self, v: Option<Box<JobVerify>>) -> Self {
         self.core.verify = v;
         self
+    }
+
+    /// Trace the loop (`--debug`): every I/O's lines when a class of them is on.
+    pub(crate) fn with_trace(mut self, jt: Option<Box<JobTrace>>) -> Self {
+        self.core.traced = jt.as_ref().is_some_and(|t| t.per_io());
+        self.workload.trace_random(self.core.traced);
+        self.core.pacer.trace(self.core.traced && jt.as_ref().is_some_and(|t| t.rate));
+        self.core.trace = jt;
+        self
+    }
+
+    /// fio's lines of an I/O the job is about to issue on unit `tag`: its file picked (or, for a
+    /// read of the verify list, taken), the lines of its placing, `fill:`, `prep:`, a verified
+    /// write's headers, `queue:`.
+    fn trace_issue(&mut self, tag: u32, issue: &Issue) {
+        let Some(jt) = self.core.trace.as_mut() else { return };
+        let io = &issue.io;
+        if issue.check.is_some() {
+            jt.verify_read(io.file, tag);
+        } else {
+            jt.select(io.file);
+            jt.io_line("fill", tag, io);
+        }
+        jt.prep(tag, io);
+        if io.dir == Dir::Write
+            && let Some(v) = &self.core.verify
+        {
+            jt.verify_fill(&v.plan().spec, tag, io.len);
+        }
+        jt.io_line("queue", tag, io);
     }
 
     fn housekeeping(&mut self, now: u64, start: u64) {
@@ -1075,7 +1237,14 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             && let Some(next) = v.next_read()
         {
             // Reads of the verify list are not the workload's: its byte budget is the writes'.
-            let (io, check) = next?;
+            let Some((io, check)) = next else {
+                if self.core.traced
+                    && let Some(jt) = &self.core.trace
+                {
+                    crate::dprint!(jt.t, Class::Verify, "get_next_verify: empty");
+                }
+                return None;
+            };
             return Some(Issue { io, zone: None, check: Some(check) });
         }
         if let Some(v) = self.core.verify.as_mut()
@@ -1101,12 +1270,66 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 until_us = w.until_us;
                 w.dir
             };
+            let swd_log = std::cell::RefCell::new(Vec::new());
             let p: Proposal = match &zones {
-                Some(zones) => self.workload.propose_steered(Some(&Hooks(zones)), &mut steer)?,
+                Some(zones) => {
+                    let log = self.core.traced.then_some(&swd_log);
+                    self.workload.propose_steered(Some(&Hooks(zones, log)), &mut steer)?
+                }
                 None => self.workload.propose_steered(None, &mut steer)?,
             };
             if until_us > now_us && !self.rate_wait(until_us).await {
                 return None;
+            }
+            // fio waits for its rate while it picks the direction, before it draws the offset.
+            if self.core.traced
+                && let Some(jt) = self.core.trace.as_mut()
+            {
+                // A new pass: fio ends its loop of do_io (the file done, when `io_size` goes
+                // past it) and opens the file again, resetting its zone accounting as it does.
+                let pass = self.workload.pass();
+                let time_based = self.workload.spec().time_based;
+                let new_pass = pass != self.pass && !time_based;
+                let mut log = self.workload.take_random_log();
+                let old: Vec<String> = match log.iter().position(|l| l == crate::workload::PASS_MARK) {
+                    Some(i) => {
+                        let rest = log.split_off(i + 1);
+                        log.pop();
+                        std::mem::replace(&mut log, rest)
+                    }
+                    None => Vec::new(),
+                };
+                if new_pass {
+                    self.pass = pass;
+                    // A synchronous job's pass ends when its file has no more room, which fio
+                    // finds as it tries once more; an asynchronous one's when its bytes are done.
+                    let file_done = self.core.engine.is_sync() || pass >= self.workload.spec().loops.max(1);
+                    let tag = self.core.free.last().copied().unwrap_or(0);
+                    jt.end_pass(p.file, tag, file_done, &old);
+                }
+                if jt.zbd && self.workload.spec().write {
+                    for (file, swd) in swd_log.take() {
+                        if let Some(Some(z)) = zones.as_deref().and_then(|z| z.get(file)) {
+                            let line = format!("zbd_file_reset({}): swd = {swd}", z.file.name);
+                            if new_pass {
+                                jt.at_open(file, Class::Zbd, line);
+                            } else {
+                                jt.later(Class::Zbd, line);
+                            }
+                        }
+                    }
+                }
+                for e in log {
+                    if e == crate::workload::WRAP_MARK {
+                        // A time-based job starts over in the same loop: fio drops the file's
+                        // cache again (a buffered job that invalidates, on one file).
+                        jt.loop_invalidate(p.file);
+                    } else if e.starts_with(crate::workload::RAND_FAILED) {
+                        // fio's time-based job draws again at once, without a line.
+                    } else if jt.random {
+                        jt.later(Class::Random, e);
+                    }
+                }
             }
             let due = self.workload.replay_due_us();
             if due > 0 && due > self.core.now_us() {
@@ -1123,7 +1346,10 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 _ => return Some(Issue { io: self.workload.accept(&p, p.offset, p.len), zone: None, check: None }),
             };
             let mut zio = ZoneIo { dir: p.dir, offset: p.offset, len: p.len };
-            match zj.adjust(&mut zio, &mut self.core).await {
+            self.core.placing = true;
+            let decision = zj.adjust(&mut zio, &mut self.core).await;
+            self.core.placing = false;
+            match decision {
                 Decision::Accept { zone } => {
                     let io = self.workload.accept(&p, zio.offset, zio.len);
                     if io.len == 0 {
@@ -1136,6 +1362,11 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     return Some(Issue { io, zone, check: None });
                 }
                 Decision::Eof => {
+                    if self.core.traced
+                        && let Some(jt) = self.core.trace.as_mut()
+                    {
+                        jt.file_eof(p.file, self.core.free.last().copied().unwrap_or(0));
+                    }
                     if self.core.error.is_some() {
                         return None;
                     }
@@ -1183,7 +1414,25 @@ impl<'a, C: Clock> JobLoop<'a, C> {
     /// What submission does to the zone the I/O holds (fio's `zbd_queue_io`).
     fn zone_queued(&self, issue: &Issue, queued: bool, res: i32) {
         if let (Some(z), Some(zj)) = (issue.zone, self.core.zone_of(&issue.io)) {
-            zj.queued(&Core::<C>::zone_io(&issue.io), z, queued, res < 0, self.core.cfg.job_id);
+            if self.core.traced
+                && res >= 0
+                && let Some(jt) = &self.core.trace
+                && jt.zbd
+            {
+                let io = &issue.io;
+                jt.t.print(
+                    Class::Zbd,
+                    &format!("{}: queued I/O ({}, {}) for zone {z}", zj.file.name, io.offset, io.len),
+                );
+            }
+            let closed = zj.queued(&Core::<C>::zone_io(&issue.io), z, queued, res < 0, self.core.cfg.job_id);
+            if closed
+                && self.core.traced
+                && let Some(jt) = &self.core.trace
+                && jt.zbd
+            {
+                jt.t.print(Class::Zbd, &format!("{}: closing zone {z}", zj.file.name));
+            }
         }
     }
 
@@ -1217,6 +1466,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
         if self.core.paced {
             self.core.pacer.issued(dir, len);
+            if self.core.traced {
+                self.core.flush_rate_trace();
+            }
         }
         if !self.core.ramping {
             match stat_ddir(dir) {
@@ -1240,6 +1492,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             return self.core.now();
         };
         let io = issue.io;
+        if self.core.traced {
+            self.trace_issue(0, &issue);
+        }
         self.prepare(0, &issue);
         let start = self.core.now();
         // `submit` when the job's I/Os need it (`submit_all`), or the I/O may become a zone reset
@@ -1299,7 +1554,11 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             self.core.stats.submitted(1);
             self.core.stats.completed(1);
         }
-        self.core.complete(0, io, i64::from(res), start, start, done);
+        if self.core.traced {
+            self.core.complete_traced(0, io, i64::from(res), start, start, done);
+        } else {
+            self.core.complete(0, io, i64::from(res), start, start, done);
+        }
         if self.core.paced {
             self.think(io.dir).await;
             return self.core.now();
@@ -1338,6 +1597,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 self.core.commit();
                 return;
             }
+            if self.core.traced {
+                self.trace_issue(tag, &issue);
+            }
             self.prepare(tag, &issue);
             if self.core.cfg.host_io_ns > 0 {
                 let t = self.core.now() + self.core.cfg.host_io_ns;
@@ -1373,7 +1635,11 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     if !self.core.ramping {
                         self.core.stats.queued(self.core.inflight + 1, 1);
                     }
-                    self.core.complete(tag, io, i64::from(res), start, start, done);
+                    if self.core.traced {
+                        self.core.complete_traced(tag, io, i64::from(res), start, start, done);
+                    } else {
+                        self.core.complete(tag, io, i64::from(res), start, start, done);
+                    }
                 }
                 Queued::Busy => {
                     // Not now (the engine waits for its queued I/Os to be committed, or its queue
@@ -1443,7 +1709,16 @@ impl<'a, C: Clock> JobLoop<'a, C> {
     /// fio's `rate_ddir` wait: drain what is in flight, then sleep until the rate allows the next
     /// I/O, but not past the runtime. False when the job must end (runtime over, terminated).
     async fn rate_wait(&mut self, until_us: u64) -> bool {
+        if self.core.traced
+            && let Some(jt) = self.core.trace.as_mut()
+            && jt.io
+        {
+            // fio quiesces holding the unit it is filling: its commit counts it in the depth.
+            jt.later(Class::Io, format!("calling ->commit(), depth {}", self.core.inflight + 1));
+            self.core.commit_traced = true;
+        }
         self.core.quiesce().await;
+        self.core.commit_traced = false;
         let deadline = self.deadline_us();
         self.pause_until(deadline.map_or(until_us, |d| until_us.min(d)), false).await;
         let now = self.core.now_us();
@@ -1518,7 +1793,11 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
         if c.pacer.config().latency_target_ns > 0 {
             let (now, ios) = (c.now_us(), c.completed_rw);
-            match c.pacer.target_check(now, ios) {
+            let step = c.pacer.target_check(now, ios);
+            if c.traced {
+                c.flush_rate_trace();
+            }
+            match step {
                 TargetStep::None => {}
                 TargetStep::Quiesce => self.core.quiesce().await,
                 TargetStep::FinalRun => {

@@ -3,10 +3,14 @@
 //! files out), then, on its own thread, opening its files or devices and its engine, waiting
 //! `startdelay`, the I/O loop, `end_fsync`, cpu usage, its logs, `unlink`.
 
+use crate::debug::{Class, Tracer, zk_ptr};
+use crate::dprint;
 use crate::options::engines;
 use crate::options::job::{JobOptions, SizeSpec, ZoneMode};
 use crate::run::io_loop::{JobLoop, LoopEnd, Progress};
+use crate::run::job_trace::JobTrace;
 use crate::run::sizing::{self, FileInfo, PlannedFile};
+use crate::run::tracing::runstate;
 use crate::stats::{CpuTimes, JobStats, ThreadStats, log::LogKind, log::log_file_name};
 use crate::sys::thread_rusage;
 use crate::target::{Devices, device_engine_is_sync, is_device_spec};
@@ -62,6 +66,8 @@ pub struct JobOutcome {
     pub log: Vec<String>,
     /// The clone failed its setup and never ran: fio leaves it out of the report.
     pub setup_failed: bool,
+    /// The clone ran to its end (its state traced up to EXITED).
+    pub exited: bool,
     /// What each of zonekit's devices the clone used did, by the name the job gives it (the
     /// device's own disk statistics: the kernel counts none for them).
     pub device_io: Vec<(String, DiskCounts)>,
@@ -83,6 +89,10 @@ pub struct SetupCtx {
     pub file_locks: crate::run::locks::FileLocks,
     /// The jobs doing I/O (every engine but cpuio and exec), for cpuio's `exit_on_io_done`.
     pub io_jobs: zonekit_blk::IoJobs,
+    /// The run's trace (`--debug`).
+    pub trace: Tracer,
+    /// The files the run's jobs have open, as fio's file hash knows them (`--debug=file`).
+    pub(crate) file_hash: crate::run::job_trace::FileHash,
 }
 
 /// A job doing I/O, counted in [`SetupCtx::io_jobs`] until it ends (or is dropped unrun).
@@ -119,6 +129,11 @@ pub struct Prepared {
     /// The run's jobs doing I/O, and this clone's place among them if it is one.
     io_jobs: zonekit_blk::IoJobs,
     io_job: Option<IoJobGuard>,
+    /// The run's trace (`--debug`).
+    trace: Tracer,
+    /// Which files had a size before the setup laid them out (fio's `FIO_FILE_size_known`).
+    known: Vec<bool>,
+    file_hash: crate::run::job_trace::FileHash,
 }
 
 impl Prepared {
@@ -130,6 +145,15 @@ impl Prepared {
     /// The devices the clone works on (one per file; `None` for a path).
     pub fn devices(&self) -> &[Option<Arc<dyn ZonedDevice>>] {
         &self.devices
+    }
+
+    /// The files fio would look up disks for (`init_disk_util`): none for an engine without
+    /// files or with `disk_util=0`, and never zonekit's devices (no block device is under them).
+    pub fn trace_files(&self) -> Vec<&std::path::Path> {
+        if !self.opts.disk_util || sizing::diskless(&self.opts) {
+            return Vec::new();
+        }
+        self.files.iter().map(|f| f.path.as_path()).filter(|p| !is_device_spec(&p.to_string_lossy())).collect()
     }
 
     /// Give the clone its devices' request queues: `queue` gives each device's shared queue by
@@ -162,6 +186,7 @@ fn fail(run: &JobRun, started: SystemTime, errno: i32, msg: String) -> JobOutcom
         notes: Vec::new(),
         log: Vec::new(),
         setup_failed: false,
+        exited: false,
         device_io: Vec::new(),
     }
 }
@@ -290,7 +315,17 @@ fn diskless_file(opts: &JobOptions, jobnum: u32, nr_files: usize) -> FileInfo {
 /// Set one clone up (fio's `setup_files`), in run order: its files and their sizes, zone mode,
 /// files laid out. A clone that cannot run comes back as its outcome.
 pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<Prepared, Box<JobOutcome>> {
+    let t = ctx.trace.clone();
+    dprint!(t, Class::File, "setup files");
+    crate::run::tracing::runstate(&t, 0, "NOT_CREATED", "SETTING_UP");
+    let r = prepare(run, ctx, note);
+    crate::run::tracing::runstate(&t, 0, "SETTING_UP", "NOT_CREATED");
+    r
+}
+
+fn prepare(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<Prepared, Box<JobOutcome>> {
     let started = SystemTime::now();
+    let t = ctx.trace.clone();
     let seed = match run.seeds.get(run.thread_number as usize - 1) {
         Some(&s) => s,
         None => sizing::job_seed(&run.opts, run.thread_number),
@@ -312,6 +347,12 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         None
     };
     let paths = sizing::file_paths(&run.opts, run.jobnum);
+    if t.on(Class::File) {
+        for (i, p) in paths.iter().enumerate() {
+            let ptr = zk_ptr(1, run.thread_number, i as u64);
+            t.print(Class::File, &format!("get file size for {ptr}/{i}/{}", p.display()));
+        }
+    }
     let mut infos = Vec::with_capacity(paths.len());
     let mut devices = Vec::with_capacity(paths.len());
     let mut targets = Vec::with_capacity(paths.len());
@@ -480,6 +521,11 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         }
     }
 
+    // fio knows a file's size when its engine could stat it at setup, before laying it out.
+    let known: Vec<bool> = files
+        .iter()
+        .map(|f| !sizing::diskless(&opts) && (f.is_block || std::fs::metadata(&f.path).is_ok_and(|m| m.is_file())))
+        .collect();
     // Lay out missing or short files (fio's extend_file); clones sharing a file find it laid
     // out by the first, since setups run one after the other (fio's create_serialize).
     let to_lay: Vec<&PlannedFile> = files
@@ -506,6 +552,8 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         let content = crate::run::buffers::BufferContent::of(&opts, files.iter().map(|f| f.range.len).sum());
         let mut bufs = crate::run::buffers::BufferGen::new(&content, seed ^ 0x1a7);
         for f in to_lay {
+            let old_len = std::fs::metadata(&f.path).map_or(0, |m| m.len());
+            trace_layout(&t, &opts, &spec, &f.path, f.range.size);
             let mut fill = |buf: &mut [u8]| {
                 bufs.fill(buf, buf.len() as u64);
                 crate::sys::received().is_none()
@@ -535,6 +583,10 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
                     format!("{}: laying out the file: {}", f.path.display(), os(&e)),
                 )));
             }
+            // fio drops the laid-out range from the page cache (`__file_invalidate_cache`).
+            let (off, len) =
+                if opts.fill_device { (f.range.offset, f.range.len) } else { (old_len, f.range.size - old_len) };
+            dprint!(t, Class::Io, "declare unneeded cache {}: {off}/{len}", f.path.display());
         }
     }
 
@@ -595,7 +647,37 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         locks,
         io_jobs: ctx.io_jobs.clone(),
         io_job,
+        trace: t,
+        known,
+        file_hash: ctx.file_hash.clone(),
     })
+}
+
+/// fio's `extend_file` lines for `path`, laid out to `size`: the unlink, the open (`O_WRONLY`,
+/// `O_CREAT`, `O_TRUNC` for a new layout, in hex), the space reservation (`fallocate=`), the
+/// truncation of a new layout.
+fn trace_layout(t: &Tracer, opts: &JobOptions, spec: &LayoutSpec, path: &std::path::Path, size: u64) {
+    if !t.on(Class::File) {
+        return;
+    }
+    let name = path.display();
+    if spec.unlink_first || spec.write_out {
+        t.print(Class::File, &format!("layout unlink {name}"));
+    }
+    let flags = 0x1 | if spec.allow_create { 0x40 } else { 0 } | if spec.write_out { 0x200 } else { 0 };
+    t.print(Class::File, &format!("open file {name}, flags {flags:x}"));
+    if !opts.fill_device {
+        match opts.fallocate.as_str() {
+            "none" | "0" => {}
+            "posix" | "1" => t.print(Class::File, &format!("posix_fallocate file {name} size {size}")),
+            "keep" => t.print(Class::File, &format!("fallocate(FALLOC_FL_KEEP_SIZE) file {name} size {size}")),
+            "truncate" => t.print(Class::File, &format!("ftruncate file {name} size {size}")),
+            _ => t.print(Class::File, &format!("native fallocate of file {name} size {size} was successful")),
+        }
+    }
+    if spec.write_out && !opts.fill_device {
+        t.print(Class::File, &format!("truncate file {name}, size {size}"));
+    }
 }
 
 /// How a job opens its files (fio's `generic_open_file`).
@@ -808,8 +890,28 @@ pub async fn run_prepared<C: Clock>(
     progress: Arc<Progress>,
     note: NoteSink,
 ) -> JobOutcome {
-    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, vstate, flow, locks, io_jobs, io_job } =
-        p;
+    let Prepared {
+        run,
+        opts,
+        seed,
+        files,
+        devices,
+        zones,
+        setup_resets,
+        queues,
+        vstate,
+        flow,
+        locks,
+        io_jobs,
+        io_job,
+        trace,
+        known,
+        file_hash,
+    } = p;
+    let tid = crate::sys::gettid();
+    let mut jt = trace
+        .any()
+        .then(|| Box::new(JobTrace::new(trace.clone(), &opts, run.thread_number, &files, &known, file_hash)));
     // Counted as running until this function returns.
     let _io_job = io_job;
     // The jobs' own time per I/O, spent in simulated time only (a real clock spends it for real).
@@ -853,12 +955,17 @@ pub async fn run_prepared<C: Clock>(
             len = ram.saturating_sub(128 << 20);
             note(&format!("zonekit: limiting mlocked memory to {}MiB", len >> 20));
         }
+        dprint!(trace, Class::Mem, "pinning {len} bytes");
         match crate::sys::LockedMem::lock(usize::try_from(len).unwrap_or(usize::MAX)) {
             Ok(m) => locked = Some(m),
             Err((call, e)) => {
                 return fail(&run, started, errno_of(&e), format!("lockmem={}: {call}: {}", opts.lockmem, os(&e)));
             }
         }
+    }
+
+    if let Some(j) = &jt {
+        j.mem_init();
     }
 
     // fio's thread_main runs exec_prerun once the files are laid out; when it fails the job
@@ -1086,6 +1193,7 @@ pub async fn run_prepared<C: Clock>(
         verify: jv.take(),
         latency_depth: 0,
         lat_search: None,
+        trace: None,
     };
     let mut writes_before = 0;
     for round in 0..rounds {
@@ -1108,6 +1216,7 @@ pub async fn run_prepared<C: Clock>(
                 verify: Some(v),
                 latency_depth: 0,
                 lat_search: None,
+                trace: None,
             }
         } else {
             if round > 0 {
@@ -1134,7 +1243,9 @@ pub async fn run_prepared<C: Clock>(
                 Some(e) => lp.continue_from(e),
                 None => lp,
             };
-            lp.with_verify(end.verify.take()).run().await
+            let mut e = lp.with_verify(end.verify.take()).with_trace(jt.take()).run().await;
+            jt = e.trace.take();
+            e
         };
         let e0 = *epoch.get_or_insert(end.epoch_ns);
         let write_ns =
@@ -1167,6 +1278,20 @@ pub async fn run_prepared<C: Clock>(
             v.take_log()
         };
         v.start_phase(pieces);
+        // fio's clear_io_state closes the files, then do_verify starts.
+        if let Some(j) = jt.as_mut() {
+            j.close_files(false);
+            dprint!(j.t, Class::Verify, "starting loop");
+            if j.zbd {
+                // fio opens the files again for the reads, and resets their zone accounting as
+                // it does (its zones are not reset in the verify phase).
+                for z in zones.iter().flatten() {
+                    let swd = z.file_reset();
+                    j.at_open(z.file_index, Class::Zbd, format!("zbd_file_reset({}): swd = {swd}", z.file.name));
+                }
+            }
+        }
+        runstate(&trace, tid, "RUNNING", "VERIFYING");
         if opts.invalidate {
             for (h, f) in handles.iter().zip(&files) {
                 let _ = file::fsync_file(h);
@@ -1187,8 +1312,14 @@ pub async fn run_prepared<C: Clock>(
         .continue_from(e0)
         // fio's do_verify keeps the depth latency_target found while writing (and reports it).
         .resume_latency_search(end.lat_search)
-        .with_verify(Some(v));
+        .with_verify(Some(v))
+        .with_trace(jt.take());
         end = lp.run().await;
+        jt = end.trace.take();
+        runstate(&trace, tid, "VERIFYING", "RUNNING");
+        if let Some(j) = &jt {
+            dprint!(j.t, Class::Verify, "exiting loop");
+        }
         if let Some(v) = end.verify.as_mut() {
             v.end_phase();
         }
@@ -1214,6 +1345,7 @@ pub async fn run_prepared<C: Clock>(
         }
     }
     let mut error = end.error;
+    runstate(&trace, tid, "RUNNING", "FINISHING");
     // fsync_on_close: fio syncs each file as its I/O ends (as end_fsync), then finds nothing
     // left to sync when it closes them.
     if (opts.end_fsync || opts.fsync_on_close) && opts.rw.writes() {
@@ -1236,6 +1368,9 @@ pub async fn run_prepared<C: Clock>(
     let device_io: Vec<(String, DiskCounts)> =
         device_names(&files, &devices).zip(engine.disk_counts().iter().copied()).collect();
     drop(engine);
+    if locked.is_some() {
+        dprint!(trace, Class::Mem, "unpinning {} bytes", opts.lockmem);
+    }
     drop(locked);
     let elapsed_ns = clock.now_ns().saturating_sub(t0);
     let ru1 = thread_rusage().unwrap_or_default();
@@ -1273,6 +1408,12 @@ pub async fn run_prepared<C: Clock>(
             let _ = file::unlink_job_file(&f.path);
         }
     }
+    if let Some(j) = jt.as_mut() {
+        j.close_files(true);
+        j.mem_free();
+        j.close_engine();
+    }
+    runstate(&trace, tid, "FINISHING", "EXITED");
     JobOutcome {
         run,
         stats: js,
@@ -1283,6 +1424,7 @@ pub async fn run_prepared<C: Clock>(
         notes: Vec::new(),
         log: end.log,
         setup_failed: false,
+        exited: true,
         device_io,
     }
 }

@@ -14,12 +14,16 @@ pub mod executor;
 pub mod io_loop;
 pub mod iolog;
 pub mod job_thread;
+pub mod job_trace;
 pub mod locks;
 pub mod pacing;
 pub mod sim;
 pub mod sizing;
 pub mod steady;
+pub mod tracing;
 
+use crate::debug::{Class, Tracer};
+use crate::dprint;
 use crate::options::job::JobOptions;
 use crate::output::disk::DiskUtilTracker;
 use crate::output::eta::{EtaLine, EtaStatus, JobState};
@@ -31,6 +35,7 @@ use crate::run::io_loop::Progress;
 use crate::run::job_thread::{JobOutcome, JobRun, NoteSink, Prepared, SetupCtx, prepare_job, run_prepared};
 use crate::run::sim::{ClockPlan, run_groups_sim};
 use crate::run::steady::SteadyData;
+use crate::run::tracing::{DiskTrace, Helper, runstate};
 use crate::stats::JobStats;
 use std::io::Write;
 use std::path::PathBuf;
@@ -89,8 +94,13 @@ pub struct RunSettings {
     pub clock: ClockChoice,
     /// `--zoned-qd1-writes`, `--max-sectors-kb`: the block layer's settings for zonekit's devices.
     pub queue: QueueOverrides,
-    /// `--debug=parse`: fio's parse trace, printed around the header lines and after the report.
+    /// `--debug=parse` (`file`, `io`): fio's trace of the parse, printed around the header
+    /// lines and after the report.
     pub debug_trace: Option<crate::debug::RunTrace>,
+    /// `--debug=CLASS`: the classes whose lines the run prints as it goes.
+    pub debug: crate::debug::DebugMask,
+    /// `--debug=job:N`: only job N's lines once it has started (fio's `fio_debug_jobno`).
+    pub debug_jobno: Option<u32>,
 }
 
 /// The block layer's queue settings a run gives zonekit's devices, over their own.
@@ -150,6 +160,13 @@ pub fn header_text(jobs: &[BenchJob]) -> String {
 /// [`header_text`] with `--debug=parse`'s lines where fio prints them: before each job's line,
 /// between it and its `...` line (the clones), before the version line and after `Starting`.
 pub fn header_text_traced(jobs: &[BenchJob], trace: Option<&crate::debug::RunTrace>) -> String {
+    let (a, b) = header_parts(jobs, trace);
+    a + &b
+}
+
+/// [`header_text_traced`] in two: up to the version line, and from `Starting` on (fio starts
+/// its helper thread in between).
+pub fn header_parts(jobs: &[BenchJob], trace: Option<&crate::debug::RunTrace>) -> (String, String) {
     let mut s = String::new();
     let (mut threads, mut procs) = (0, 0);
     for (i, j) in jobs.iter().enumerate() {
@@ -176,11 +193,11 @@ pub fn header_text_traced(jobs: &[BenchJob], trace: Option<&crate::debug::RunTra
         s.push_str(&t.after_jobs);
     }
     s.push_str(&version_line(&version_string()));
-    s.push_str(&starting_line(threads, procs));
+    let mut rest = starting_line(threads, procs);
     if let Some(t) = trace {
-        s.push_str(&t.started);
+        rest.push_str(&t.started);
     }
-    s
+    (s, rest)
 }
 
 pub(crate) struct Clone_ {
@@ -195,6 +212,8 @@ pub(crate) struct Clone_ {
     /// for every job before it), the groups within a wave together (`new_group` only starts a
     /// new reporting group).
     wave: u32,
+    /// The run's trace (`--debug`).
+    trace: Tracer,
 }
 
 /// What ends when a clone ends (fio's `fio_terminate_threads` at the end of `thread_main`):
@@ -209,6 +228,12 @@ fn end_others(clones: &[Clone_], me: usize, failed: bool) {
     if !(exitall || (o.exitall_on_error && failed)) {
         return;
     }
+    let t = &c.trace;
+    if t.on(Class::Process) {
+        // fio prints TERMINATE_ALL (-1) as the group of `exit_what=all`.
+        let group = if o.exit_what == "all" { -1 } else { c.run.groupid as i64 };
+        t.print(Class::Process, &format!("terminate group_id={group}"));
+    }
     for other in clones {
         let hit = match o.exit_what.as_str() {
             "all" => true,
@@ -217,6 +242,13 @@ fn end_others(clones: &[Clone_], me: usize, failed: bool) {
             _ => other.run.groupid == c.run.groupid,
         };
         if hit {
+            dprint!(
+                t,
+                Class::Process,
+                "setting terminate on {}/{}",
+                other.name,
+                other.progress.pid.load(Ordering::Relaxed)
+            );
             other.stop.store(true, Ordering::Relaxed);
         }
     }
@@ -261,6 +293,11 @@ pub(crate) struct Monitor {
     steady_on: bool,
     /// When the next steady-state check is due, ms into the run.
     next_steady_ms: u64,
+    /// The run's trace, the disks each clone's files are on, and when fio's helper next reads
+    /// them (every 250 ms, in real time).
+    trace: Tracer,
+    disk_users: crate::run::tracing::DiskUsers,
+    next_du_ms: u64,
 }
 
 /// The clones that are running (past their ramp).
@@ -331,6 +368,9 @@ impl Monitor {
             steady,
             steady_on,
             next_steady_ms: steady::SAMPLE_MS,
+            trace: Tracer::default(),
+            disk_users: Default::default(),
+            next_du_ms: crate::run::tracing::DISK_UTIL_MSEC,
             clones,
             terminate,
             out,
@@ -374,7 +414,13 @@ impl Monitor {
                 bytes: c.progress.bytes.iter().map(|v| v.load(Ordering::Relaxed)).sum(),
             })
             .collect();
-        for i in steady::check(&mut data, &samples, now_ms) {
+        let mut lines = Vec::new();
+        let traced = self.trace.on(Class::Steadystate).then_some(&mut lines);
+        let ended = steady::check_traced(&mut data, &samples, now_ms, traced);
+        for l in lines {
+            self.trace.print(Class::Steadystate, &l);
+        }
+        for i in ended {
             self.clones[i].stop.store(true, Ordering::Relaxed);
         }
     }
@@ -382,6 +428,15 @@ impl Monitor {
     /// Another look at the jobs at `now_ms` since the run began. `wait`: the jobs run on other
     /// threads, and a status report may wait for their snapshots.
     fn tick(&mut self, now_ms: u64, wait: bool) {
+        if wait && now_ms >= self.next_du_ms && self.trace.any() {
+            // fio's helper thread: the disks under running jobs' files read, then its wait.
+            while self.next_du_ms <= now_ms {
+                self.next_du_ms += crate::run::tracing::DISK_UTIL_MSEC;
+            }
+            let running: Vec<bool> =
+                self.clones.iter().map(|c| matches!(c.progress.state.load(Ordering::Relaxed), 1 | 2)).collect();
+            crate::run::tracing::helper_tick(&self.trace, &self.disk_users, &running, now_ms);
+        }
         if let Some(sig) = crate::sys::received()
             && !self.announced
         {
@@ -468,7 +523,7 @@ impl Monitor {
 }
 
 /// The monitor on its own thread, every 10 ms of real time, until `done`.
-fn monitor_thread(mut m: Monitor, done: Arc<AtomicBool>) {
+pub(crate) fn monitor_thread(mut m: Monitor, done: Arc<AtomicBool>) {
     let begun = Instant::now();
     while !done.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(10));
@@ -502,14 +557,72 @@ async fn clone_life<C: Clock>(
     while !waitees.iter().all(|w| w.finished.load(Ordering::Relaxed)) && !stop.load(Ordering::Relaxed) {
         clock.sleep_until(clock.now_ns() + 1_000_000).await;
     }
+    let trace = c.trace.clone();
     let o = run_prepared(p, clock, stop, progress.clone(), note).await;
+    if !o.exited {
+        // The job ended before its I/O could (fio's thread_main going to its error exit).
+        runstate(&trace, o.pid, "RUNNING", "EXITED");
+    }
     end_others(&clones, me, o.error.is_some());
     progress.finished.store(true, Ordering::Relaxed);
     o
 }
 
+/// What a run traces as its jobs start (`--debug`): the trace, the disks found so far, and
+/// `job:N`.
+pub(crate) struct StartTrace {
+    trace: Tracer,
+    disks: DiskTrace,
+    jobno: Option<u32>,
+}
+
+impl StartTrace {
+    /// Whether a job's start is traced: its thread and the run's wait for each other as fio's
+    /// do on their semaphores, so that the lines come in fio's order.
+    fn handshake(&self) -> bool {
+        self.trace.on(Class::Process) || self.trace.on(Class::Mutex) || self.jobno.is_some()
+    }
+
+    /// fio's run_threads creating one job (`i` in run order): its disks, its state, the fork.
+    fn create(&mut self, i: usize, p: &Prepared) {
+        let t = &self.trace;
+        self.disks.init(t, i, &p.trace_files());
+        runstate(t, 0, "NOT_CREATED", "CREATED");
+        if p.run().opts.thread {
+            dprint!(t, Class::Process, "will pthread_create");
+        } else {
+            dprint!(t, Class::Process, "will fork");
+        }
+        let _ = i;
+    }
+}
+
+/// fio's thread_main as a job starts, on the job's thread: it says it has started, lets the run
+/// go on (`up`), and waits to be let run (`go`).
+fn job_started(t: &Tracer, only: bool, up: impl FnOnce(u32), go: impl FnOnce()) {
+    let tid = job_up(t, only);
+    up(tid);
+    dprint!(t, Class::Mutex, "wait on td->sem");
+    go();
+    dprint!(t, Class::Mutex, "done waiting on td->sem");
+}
+
+/// The first half of [`job_started`], up to the job's `up`: its thread id.
+pub(crate) fn job_up(t: &Tracer, only: bool) -> u32 {
+    let tid = crate::sys::gettid();
+    if only {
+        // job:N: fio keeps the lines of that job's process only, from its fork on.
+        t.only_thread(tid);
+    }
+    dprint!(t, Class::Process, "jobs pid={tid} started");
+    runstate(t, tid, "CREATED", "INITIALIZED");
+    dprint!(t, Class::Mutex, "up startup_sem");
+    tid
+}
+
 /// Run the stonewall waves in order, every clone of a wave on its own thread in real time. Returns the
 /// outcomes (by clone index), how many threads failed, and the nanoseconds the run took.
+#[allow(clippy::too_many_arguments)]
 fn run_groups_threads(
     clones: &Arc<Vec<Clone_>>,
     prepared: &mut [Option<Prepared>],
@@ -517,40 +630,74 @@ fn run_groups_threads(
     terminate: &Arc<AtomicBool>,
     note: &NoteSink,
     err: &mut dyn Write,
+    helper: &Helper,
+    st: &mut StartTrace,
 ) -> (Vec<(usize, JobOutcome)>, u32, u64) {
     let done = Arc::new(AtomicBool::new(false));
-    let mon = {
-        let d = done.clone();
-        std::thread::Builder::new().name("zonekit-monitor".into()).spawn(move || monitor_thread(monitor, d)).ok()
-    };
+    helper.run_monitor(monitor, done.clone());
     let begun = Instant::now();
     let mut outcomes = Vec::new();
     let mut thread_failures = 0u32;
     let last_wave = clones.iter().map(|c| c.wave).max().unwrap_or(0);
+    let handshake = st.handshake();
     for w in 0..=last_wave {
         if terminate.load(Ordering::Relaxed) {
             break;
         }
         let mut handles = Vec::new();
+        let mut starts = Vec::new();
         for (i, c) in clones.iter().enumerate().filter(|(_, c)| c.wave == w) {
             let Some(p) = prepared[i].take() else { continue };
+            st.create(i, &p);
             let (all, n) = (clones.clone(), note.clone());
             let name = format!("{}-{}", c.run.opts.name, c.run.jobnum);
+            let (up_tx, up_rx) = std::sync::mpsc::channel::<u32>();
+            let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+            let tr = st.trace.clone();
+            let only = st.jobno == Some(i as u32) && !c.run.opts.thread;
             let body = move || {
+                if handshake {
+                    job_started(
+                        &tr,
+                        only,
+                        |tid| {
+                            let _ = up_tx.send(tid);
+                        },
+                        || {
+                            let _ = go_rx.recv();
+                        },
+                    );
+                }
                 // One time base for every job: devices with a timing model are shared.
                 let clock = RealClock::with_origin(begun);
                 crate::run::executor::block_on(clone_life(clock, all, i, p, n))
             };
             match std::thread::Builder::new().name(name).spawn(body) {
-                Ok(h) => handles.push((i, h)),
+                Ok(h) => {
+                    handles.push((i, h));
+                    if handshake {
+                        dprint!(st.trace, Class::Mutex, "wait on startup_sem");
+                        let tid = up_rx.recv().unwrap_or(0);
+                        dprint!(st.trace, Class::Mutex, "done waiting on startup_sem");
+                        starts.push((tid, !c.run.opts.ramp_time.is_zero(), go_tx));
+                    }
+                }
                 Err(e) => {
                     let _ = writeln!(err, "zonekit: cannot start a job thread: {e}");
                 }
             }
         }
+        // fio's run_threads lets the jobs it started run, each in its ramp if it has one.
+        for (tid, ramp, go) in starts {
+            runstate(&st.trace, tid, "INITIALIZED", if ramp { "RAMP" } else { "RUNNING" });
+            let _ = go.send(());
+        }
         for (i, h) in handles {
             match h.join() {
-                Ok(o) => outcomes.push((i, o)),
+                Ok(o) => {
+                    runstate(&st.trace, o.pid, "EXITED", "REAPED");
+                    outcomes.push((i, o));
+                }
                 Err(_) => {
                     thread_failures += 1;
                     let _ = writeln!(err, "zonekit: a job thread failed");
@@ -559,9 +706,7 @@ fn run_groups_threads(
         }
     }
     done.store(true, Ordering::Relaxed);
-    if let Some(m) = mon {
-        let _ = m.join();
-    }
+    helper.wait_monitor();
     (outcomes, thread_failures, begun.elapsed().as_nanos() as u64)
 }
 
@@ -901,23 +1046,36 @@ pub fn execute(
         }
     };
     let out = Arc::new(Mutex::new(out));
-    if !settings.formats.normal
-        && let Some(t) = &settings.debug_trace
-        && let Ok(mut w) = out.lock()
-    {
+    let tracer = Tracer::new(settings.debug, out.clone());
+    ctx.trace = tracer.clone();
+    ctx.zbd.trace = tracer.clone();
+    let main_pid = std::process::id();
+    let write = |text: &str| {
+        if let Ok(mut w) = out.lock() {
+            let _ = w.write_all(text.as_bytes());
+            let _ = w.flush();
+        }
+    };
+    // The header lines (or, without normal output, the parse trace alone) up to `Starting`:
+    // fio calibrates its clock and starts its helper thread in between.
+    let (before, after) = if settings.formats.normal {
+        let (a, mut b) = header_parts(jobs, settings.debug_trace.as_ref());
+        if let Some(line) = clock_plan.line() {
+            b.push_str(&format!("{line}\n"));
+        }
+        (a, b)
+    } else if let Some(t) = &settings.debug_trace {
         let mut early = t.clone();
         early.end.clear();
-        let _ = w.write_all(early.all().as_bytes());
-    }
-    if settings.formats.normal
-        && let Ok(mut w) = out.lock()
-    {
-        let _ = w.write_all(header_text_traced(jobs, settings.debug_trace.as_ref()).as_bytes());
-        if let Some(line) = clock_plan.line() {
-            let _ = writeln!(w, "{line}");
-        }
-        let _ = w.flush();
-    }
+        early.started.clear();
+        (early.all(), t.started.clone())
+    } else {
+        (String::new(), String::new())
+    };
+    write(&before);
+    write(&crate::run::tracing::calibration_lines(settings.debug, main_pid));
+    let helper = Helper::start(&tracer);
+    write(&after);
     crate::sys::catch_terminating_signals();
 
     // Every clone, in the order fio numbers them.
@@ -938,6 +1096,7 @@ pub fn execute(
                 job_options: j.job_options.clone(),
                 stop: Arc::new(AtomicBool::new(false)),
                 wave,
+                trace: tracer.clone(),
             });
         }
     }
@@ -976,6 +1135,7 @@ pub fn execute(
         match prepare_job(c.run.clone(), &mut ctx, &note) {
             Ok(p) => prepared.push(Some(p)),
             Err(o) => {
+                runstate(&tracer, 0, "NOT_CREATED", "REAPED");
                 c.progress.finished.store(true, Ordering::Relaxed);
                 // fio's lines as fio prints them: those it starts with `fio: ` start with
                 // `zonekit: `, the others (most of zbd.c's) have no prefix.
@@ -1012,12 +1172,28 @@ pub fn execute(
     let ids: Vec<(&JobOptions, u32)> = clones.iter().map(|c| (&*c.run.opts, c.run.groupid)).collect();
     steady::setup(&ids, &mut steady_data);
     let steady_data = Arc::new(Mutex::new(steady_data));
-    let monitor = Monitor::new(clones.clone(), terminate.clone(), out.clone(), eta, settings, steady_data.clone());
+    let mut monitor = Monitor::new(clones.clone(), terminate.clone(), out.clone(), eta, settings, steady_data.clone());
+    let mut st = StartTrace { trace: tracer.clone(), disks: DiskTrace::default(), jobno: settings.debug_jobno };
+    monitor.trace = tracer.clone();
+    monitor.disk_users = st.disks.users.clone();
     let (mut run_outcomes, thread_failures, elapsed_ns) = if clock_plan.sim {
-        run_groups_sim(&clones, &mut prepared, monitor, &terminate, &note, err)
+        run_groups_sim(&clones, &mut prepared, monitor, &terminate, &note, err, &mut st)
     } else {
-        run_groups_threads(&clones, &mut prepared, monitor, &terminate, &note, err)
+        run_groups_threads(&clones, &mut prepared, monitor, &terminate, &note, err, &helper, &mut st)
     };
+    outcomes.append(&mut run_outcomes);
+    // fio's reap_threads ends every job once the last one doing I/O is reaped (none while a job
+    // never started: one that failed its setup keeps it from happening).
+    let pids: Vec<u32> = clones.iter().map(|c| c.progress.pid.load(Ordering::Relaxed) as u32).collect();
+    let io_jobs = clones.iter().any(|c| c.run.opts.ioengine != "cpuio");
+    if tracer.on(Class::Process) && io_jobs && pids.iter().all(|&p| p != 0) {
+        tracer.print(Class::Process, "terminate group_id=-1");
+        for (c, pid) in clones.iter().zip(&pids) {
+            tracer.print(Class::Process, &format!("setting terminate on {}/{pid}", c.name));
+        }
+    }
+    dprint!(tracer, Class::Diskutil, "update io ticks");
+    helper.exit(pids);
     outcomes.append(&mut run_outcomes);
     disks.update();
     let elapsed_sec = (elapsed_ns as f64 / 1e9).ceil() as i64;
@@ -1083,6 +1259,7 @@ pub fn execute(
         if let Some(t) = &settings.debug_trace {
             let _ = w.write_all(t.end.as_bytes());
         }
+        let _ = w.write_all(crate::run::tracing::exit_lines(settings.debug, main_pid).as_bytes());
         let _ = w.flush();
     }
     if let Some(path) = &settings.zone_report_out

@@ -202,6 +202,9 @@ pub struct Pacer {
     // A verify phase: the depth search stays where the write phase left it (fio calls
     // lat_target_check from do_io only); completions over the target still step it down.
     windows_off: bool,
+    /// `--debug=rate`: fio's lines of the pacing decisions, kept for the job's trace.
+    trace: bool,
+    log: Vec<String>,
 }
 
 /// Where `latency_target`'s depth search stands (fio's `latency_qd`, `_low`, `_high`), handed
@@ -247,6 +250,8 @@ impl Pacer {
             stable: 0,
             end_run: false,
             windows_off: false,
+            trace: false,
+            log: Vec::new(),
             cfg,
         }
     }
@@ -286,6 +291,26 @@ impl Pacer {
         RateWait { dir, until_us: self.next_io_us[d] }
     }
 
+    /// `--debug=rate`: keep fio's lines of the pacing decisions from now on (the latency
+    /// target's, first).
+    pub fn trace(&mut self, on: bool) {
+        self.trace = on;
+        if on && self.cfg.latency_target_ns > 0 {
+            self.log.push(format!("Latency target={}", self.cfg.latency_target_ns / 1000));
+        }
+    }
+
+    /// The lines kept since the last call.
+    pub fn take_log(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.log)
+    }
+
+    fn ramp_line(&mut self, what: &str) {
+        if self.trace {
+            self.log.push(format!("Ramped {what}: {} {} {}", self.qd_low, self.qd, self.qd_high));
+        }
+    }
+
     /// An I/O of `len` bytes in `dir` was handed to the engine: the next one in that direction
     /// is due when the bytes issued so far are on rate (fio's `usec_for_io`), or after an
     /// exponential gap of mean `min_bs / rate` with `rate_process=poisson`.
@@ -301,7 +326,11 @@ impl Pacer {
             if let Some(gap) = bps.checked_div(self.cfg.min_bs[d]).and_then(|iops| 1_000_000u64.checked_div(iops)) {
                 // A draw in (0, 1]: -ln of it is finite.
                 let u = 1.0 - self.poisson[d].unit();
-                self.last_usec[d] += (gap as f64 * -u.ln()) as u64;
+                let val = (gap as f64 * -u.ln()) as u64;
+                if self.trace && val > 0 {
+                    self.log.push(format!("poisson rate iops={}, ddir={d}", 1_000_000 / val));
+                }
+                self.last_usec[d] += val;
             }
             self.next_io_us[d] = self.last_usec[d];
         } else if let (Some(secs), Some(rest)) =
@@ -452,6 +481,7 @@ impl Pacer {
         }
         self.qd = ((self.qd + self.qd_low) / 2).max(1);
         self.stable = 0;
+        self.ramp_line("down");
         false
     }
 
@@ -496,6 +526,9 @@ impl Pacer {
         }
         let n = ios.saturating_sub(self.lat_cycle_ios);
         let ok = if n == 0 { 100.0 } else { (n.saturating_sub(self.lat_failed)) as f64 / n as f64 * 100.0 };
+        if self.trace {
+            self.log.push(format!("Success rate: {ok:.2}% (target {:.2}%)", self.cfg.latency_percentile));
+        }
         let step = if ok >= self.cfg.latency_percentile {
             self.step_up()
         } else if self.step_down() {
@@ -528,9 +561,16 @@ impl Pacer {
             self.qd = self.qd.saturating_mul(2);
         }
         self.qd = self.qd.clamp(1, depth);
+        self.ramp_line("up");
         if !self.cfg.latency_run && self.qd == before {
             if self.end_run {
+                if self.trace {
+                    self.log.push("We are done".into());
+                }
                 return TargetStep::Done;
+            }
+            if self.trace {
+                self.log.push("Quiesce and final run".into());
             }
             self.end_run = true;
             return TargetStep::FinalRun;

@@ -20,8 +20,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use zonekit_blk::{Clock, DeviceQueue, QueueConfig, Scheduler, SimClock, sim::Task};
 
 use super::job_thread::{JobOutcome, NoteSink, Prepared};
-use super::{BenchJob, ClockChoice, Clone_, Monitor, QueueOverrides, clone_life};
+use super::{BenchJob, ClockChoice, Clone_, Monitor, QueueOverrides, StartTrace, clone_life, job_up};
+use crate::debug::Class;
+use crate::dprint;
 use crate::output::report::ClockReport;
+use crate::run::tracing::runstate;
 use crate::stats::CpuTimes;
 use crate::sys::thread_rusage;
 use crate::target::Devices;
@@ -153,6 +156,7 @@ pub(super) fn run_groups_sim(
     terminate: &Arc<AtomicBool>,
     note: &NoteSink,
     err: &mut dyn Write,
+    st: &mut StartTrace,
 ) -> (Vec<(usize, JobOutcome)>, u32, u64) {
     let clock = SimClock::new();
     let scheduler = Scheduler::new(clock.clone());
@@ -165,10 +169,25 @@ pub(super) fn run_groups_sim(
         }
         let mut index = Vec::new();
         let mut tasks: Vec<Task<'_, JobOutcome>> = Vec::new();
-        for (i, _) in clones.iter().enumerate().filter(|(_, c)| c.wave == w) {
+        let mut starts = Vec::new();
+        for (i, c) in clones.iter().enumerate().filter(|(_, c)| c.wave == w) {
             let Some(p) = prepared[i].take() else { continue };
+            // The jobs' starts as fio traces them, all on this thread.
+            st.create(i, &p);
+            if st.handshake() {
+                let t = &st.trace;
+                dprint!(t, Class::Mutex, "wait on startup_sem");
+                let tid = job_up(t, st.jobno == Some(i as u32) && !c.run.opts.thread);
+                dprint!(t, Class::Mutex, "done waiting on startup_sem");
+                dprint!(t, Class::Mutex, "wait on td->sem");
+                starts.push((tid, !c.run.opts.ramp_time.is_zero()));
+            }
             index.push(i);
             tasks.push(Box::pin(clone_life(clock.clone(), clones.clone(), i, p, note.clone())));
+        }
+        for (tid, ramp) in starts {
+            runstate(&st.trace, tid, "INITIALIZED", if ramp { "RAMP" } else { "RUNNING" });
+            dprint!(st.trace, Class::Mutex, "done waiting on td->sem");
         }
         let ru0 = thread_rusage().unwrap_or_default();
         let n = tasks.len() as u64;
@@ -178,6 +197,7 @@ pub(super) fn run_groups_sim(
             match r {
                 Some(mut o) => {
                     o.stats.cpu = cpu;
+                    runstate(&st.trace, o.pid, "EXITED", "REAPED");
                     outcomes.push((i, o));
                 }
                 None => {

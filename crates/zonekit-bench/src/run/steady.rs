@@ -119,7 +119,7 @@ impl SteadyData {
     }
 
     /// fio's `steadystate_slope`: add a sample; whether the window is steady.
-    fn slope_check(&mut self, iops: u64, bw: u64) -> bool {
+    fn slope_check(&mut self, iops: u64, bw: u64, trace: &mut Option<&mut Vec<String>>) -> bool {
         let t = self.tail as usize;
         self.bw_data[t] = bw;
         self.iops_data[t] = iops;
@@ -149,6 +149,12 @@ impl SteadyData {
             } else {
                 self.slope
             };
+            if let Some(t) = trace {
+                t.push(format!(
+                    "sum_y: {}, sum_xy: {}, slope: {:.6}, criterion: {:.6}, limit: {:.6}",
+                    self.sum_y, self.sum_xy, self.slope, self.criterion, self.limit
+                ));
+            }
             if self.criterion.abs() < self.limit {
                 return true;
             }
@@ -158,7 +164,7 @@ impl SteadyData {
     }
 
     /// fio's `steadystate_deviation`: add a sample; whether the window is steady.
-    fn deviation_check(&mut self, iops: u64, bw: u64) -> bool {
+    fn deviation_check(&mut self, iops: u64, bw: u64, trace: &mut Option<&mut Vec<String>>) -> bool {
         let t = self.tail as usize;
         self.bw_data[t] = bw;
         self.iops_data[t] = iops;
@@ -178,6 +184,12 @@ impl SteadyData {
                 self.deviation = self.deviation.max(diff.abs());
             }
             self.criterion = if self.state & SS_PCT != 0 { 100.0 * self.deviation / mean } else { self.deviation };
+            if let Some(t) = trace {
+                t.push(format!(
+                    "sum_y: {}, mean: {mean:.6}, max diff: {:.6}, objective: {:.6}, limit: {:.6}",
+                    self.sum_y, self.deviation, self.criterion, self.limit
+                ));
+            }
             if self.criterion < self.limit {
                 return true;
             }
@@ -259,6 +271,16 @@ pub struct Sample {
 
 /// One pass of fio's `steadystate_check` at `now_ms`: returns the clones found steady (to end).
 pub fn check(data: &mut [SteadyData], samples: &[Sample], now_ms: u64) -> Vec<usize> {
+    check_traced(data, samples, now_ms, None)
+}
+
+/// [`check`], with fio's `--debug=steadystate` lines added to `trace`.
+pub fn check_traced(
+    data: &mut [SteadyData],
+    samples: &[Sample],
+    now_ms: u64,
+    mut trace: Option<&mut Vec<String>>,
+) -> Vec<usize> {
     let mut ended = Vec::new();
     let mut prev_group: Option<u32> = None;
     let (mut group_bw, mut group_iops, mut group_ramp_over) = (0u64, 0u64, 0u32);
@@ -296,10 +318,16 @@ pub fn check(data: &mut [SteadyData], samples: &[Sample], now_ms: u64) -> Vec<us
         if group_ramp_over == 0 {
             continue;
         }
+        if let Some(t) = trace.as_mut() {
+            t.push(format!(
+                "steadystate_check() thread: {i}, groupid: {}, rate_msec: {rate_ms}, iops: {group_iops}, bw: {group_bw}, head: {}, tail: {}",
+                s.groupid, ss.head, ss.tail
+            ));
+        }
         let steady = if ss.state & SS_SLOPE != 0 {
-            ss.slope_check(group_iops, group_bw)
+            ss.slope_check(group_iops, group_bw, &mut trace)
         } else {
-            ss.deviation_check(group_iops, group_bw)
+            ss.deviation_check(group_iops, group_bw, &mut trace)
         };
         if steady {
             if s.group_reporting {

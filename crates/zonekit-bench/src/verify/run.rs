@@ -376,6 +376,11 @@ impl JobVerify {
         }
     }
 
+    /// Whether the read on slot `tag` will be checked when it completes (fio's `verify_io_u`).
+    pub fn checks(&self, tag: u32) -> bool {
+        !self.plan.fake_io && self.slots.get(tag as usize).is_some_and(|s| s.read.is_some_and(|r| !r.trimmed))
+    }
+
     /// With `verify_state_load`: whether a verifying read of `io` is past what the writing job
     /// completed, which ends the job.
     pub fn should_stop(&self, io: &NextIo, check: Option<&ReadCheck>) -> bool {

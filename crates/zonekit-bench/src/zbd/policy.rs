@@ -41,6 +41,28 @@ pub trait JobIo {
 
     /// Report a line as fio's `log_err` does.
     fn log_err(&mut self, line: String);
+
+    /// Whether `--debug=CLASS` lines of `class` (`zbd`, `io`) are kept (by default, none).
+    fn trace_on(&self, _class: crate::debug::Class) -> bool {
+        false
+    }
+
+    /// A `--debug` line of the I/O being placed, printed with the job's other lines for it.
+    fn trace_line(&mut self, _class: crate::debug::Class, _line: String) {}
+}
+
+/// A `--debug=zbd` line through `q`, formatted only when the class is on.
+fn zbd_line<Q: JobIo>(q: &mut Q, line: impl FnOnce() -> String) {
+    if q.trace_on(crate::debug::Class::Zbd) {
+        q.trace_line(crate::debug::Class::Zbd, line());
+    }
+}
+
+/// A `--debug=io` line through `q`.
+fn io_line<Q: JobIo>(q: &mut Q, line: impl FnOnce() -> String) {
+    if q.trace_on(crate::debug::Class::Io) {
+        q.trace_line(crate::debug::Class::Io, line());
+    }
 }
 
 /// An I/O the workload proposes and the policy may move.
@@ -180,12 +202,13 @@ impl ZoneJob {
 
     /// fio's `zbd_close_zone`: take zone `z` out of the write set (counted against `job`, the job
     /// whose I/O filled it, as fio counts it).
-    pub(crate) fn close_zone(s: &mut Shared, z: u32, job: u32) {
+    /// True when the zone was in the set (fio traces its closing).
+    pub(crate) fn close_zone(s: &mut Shared, z: u32, job: u32) -> bool {
         if !s.zones[z as usize].open {
-            return;
+            return false;
         }
         let n = s.num_open as usize;
-        let Some(i) = s.open_zones[..n].iter().position(|&o| o == z) else { return };
+        let Some(i) = s.open_zones[..n].iter().position(|&o| o == z) else { return false };
         // fio moves the whole tail down, stale entries included.
         s.open_zones.copy_within(i + 1.., i);
         s.num_open -= 1;
@@ -193,6 +216,17 @@ impl ZoneJob {
             *c = c.saturating_sub(1);
         }
         s.zones[z as usize].open = false;
+        true
+    }
+
+    /// [`ZoneJob::open_zone`], traced: fio's line when the zone joins the write set.
+    fn open_zone_traced<Q: JobIo>(&self, s: &mut Shared, z: u32, job: u32, q: &mut Q) -> bool {
+        let was_open = s.zones[z as usize].open;
+        let ok = self.open_zone(s, z, job);
+        if ok && !was_open && s.zones[z as usize].open {
+            zbd_line(q, || format!("{}: opening zone {z}", self.file.name));
+        }
+        ok
     }
 
     /// fio's `zbd_reset_zone`: reset zone `z` (held locked) if it holds data.
@@ -203,6 +237,7 @@ impl ZoneJob {
         if data == 0 {
             return Ok(());
         }
+        zbd_line(q, || format!("{}: resetting wp of zone {z}.", f.name));
         if f.model != Model::None {
             let r = q.reset_zones(self.file_index, start, len).await;
             if r < 0 {
@@ -236,8 +271,9 @@ impl ZoneJob {
     }
 
     /// fio's `zbd_file_reset` at the start of each loop of a writing job: recount the bytes with
-    /// data over the job's range and restart the reset countdown.
-    pub fn file_reset(&self) {
+    /// data over the job's range and restart the reset countdown. Returns the bytes with data
+    /// (fio traces them as `swd`).
+    pub fn file_reset(&self) -> u64 {
         let f = &self.file;
         let mut s = f.lock();
         let (mut swd, mut wp_swd) = (0u64, 0u64);
@@ -251,6 +287,7 @@ impl ZoneJob {
         s.sectors_with_data = swd;
         s.wp_sectors_with_data = wp_swd;
         s.write_cnt = self.write_cnt_init();
+        swd
     }
 
     /// fio's `zbd_file_reset` with data verification, before a writing job's loop: every zone of
@@ -261,17 +298,22 @@ impl ZoneJob {
             return;
         }
         let job = q.job_id();
+        zbd_line(q, || format!("{}: examining zones {} .. {}", self.file.name, self.min_zone, self.max_zone));
         for z in self.min_zone..self.max_zone {
             if !self.file.has_wp(z) {
                 continue;
             }
             self.zone_lock(z, q).await;
-            let has_data = {
+            let (closed, has_data) = {
                 let mut s = self.file.lock();
-                Self::close_zone(&mut s, z, job);
-                s.zones[z as usize].wp != self.file.start(z)
+                let closed = Self::close_zone(&mut s, z, job);
+                (closed, s.zones[z as usize].wp != self.file.start(z))
             };
+            if closed {
+                zbd_line(q, || format!("{}: closing zone {z}", self.file.name));
+            }
             if has_data {
+                zbd_line(q, || format!("{}: resetting zone {z}", self.file.name));
                 let _ = self.reset_zone(z, q).await;
             }
             self.file.unlock(z);
@@ -320,6 +362,7 @@ impl ZoneJob {
             z1 += 1;
             z2 -= 1;
         }
+        zbd_line(q, || format!("{}: no zone has {min_bytes} bytes of readable data", self.file.name));
         None
     }
 
@@ -359,6 +402,10 @@ impl ZoneJob {
             f.zone_idx(io.offset)
         };
         zone_idx = zone_idx.clamp(self.min_zone, self.max_zone.saturating_sub(1).max(self.min_zone));
+        const FN: &str = "zbd_convert_to_open_zone";
+        zbd_line(q, || {
+            format!("{FN}({}): starting from zone {zone_idx} (offset {}, buflen {})", f.name, io.offset, io.len)
+        });
 
         // Find the candidate: the zone itself when nothing limits the write set, else a zone of
         // the set inside the job's range.
@@ -379,6 +426,8 @@ impl ZoneJob {
                     break;
                 }
                 if s.num_open == 0 {
+                    drop(s);
+                    zbd_line(q, || format!("{FN}({}): no zones are open", f.name));
                     open_other = true;
                     break;
                 }
@@ -400,6 +449,7 @@ impl ZoneJob {
             drop(s);
             match found {
                 None => {
+                    zbd_line(q, || format!("{FN}({}): no candidate zone", f.name));
                     if f.has_wp(z) {
                         f.unlock(z);
                     }
@@ -423,6 +473,7 @@ impl ZoneJob {
             let s = f.lock();
             if s.zones[z as usize].wp + min_bs <= f.cap_end(z) {
                 drop(s);
+                zbd_line(q, || format!("{FN}({}): returning zone {z}", f.name));
                 io.offset = f.start(z);
                 return Some(z);
             }
@@ -436,6 +487,7 @@ impl ZoneJob {
                 || (self.job_max_open_zones > 0 && s.job_open[job as usize] == self.job_max_open_zones)
         };
         if wait_zone_close {
+            zbd_line(q, || format!("{FN}({}): quiesce to allow open zones to close", f.name));
             q.quiesce().await;
         }
 
@@ -460,8 +512,9 @@ impl ZoneJob {
                 if s.zones[z as usize].open {
                     continue;
                 }
-                if self.open_zone(&mut s, z, job) {
+                if self.open_zone_traced(&mut s, z, job, q) {
                     drop(s);
+                    zbd_line(q, || format!("{FN}({}): returning zone {z}", f.name));
                     io.offset = f.start(z);
                     return Some(z);
                 }
@@ -487,6 +540,7 @@ impl ZoneJob {
                 z = zi;
                 self.zone_lock(z, q).await;
                 if f.lock().zones[z as usize].wp + min_bs <= f.cap_end(z) {
+                    zbd_line(q, || format!("{FN}({}): returning zone {z}", f.name));
                     io.offset = f.start(z);
                     return Some(z);
                 }
@@ -495,6 +549,7 @@ impl ZoneJob {
             // Writes in flight (of any job) may close zones: drain ours and try again.
             let in_flight = f.any_io_in_flight();
             if in_flight || should_retry {
+                zbd_line(q, || format!("{FN}({}): wait zone close and retry open zones", f.name));
                 if f.has_wp(z) {
                     f.unlock(z);
                 }
@@ -508,6 +563,7 @@ impl ZoneJob {
             if f.has_wp(z) {
                 f.unlock(z);
             }
+            zbd_line(q, || format!("{FN}({}): did not open another zone", f.name));
             return None;
         }
     }
@@ -533,6 +589,7 @@ impl ZoneJob {
                 return Decision::Accept { zone: None };
             }
             let new_len = if io.offset + min_bs > next {
+                io_line(q, || format!("{}: off={} + min_bs={min_bs} > next zone {next}", f.name, io.offset));
                 io.offset = f.start(zb) + next - io.offset;
                 io.len.min(next - io.offset)
             } else {
@@ -547,6 +604,7 @@ impl ZoneJob {
         }
 
         self.zone_lock(zb, q).await;
+        let orig_len = io.len;
 
         match io.dir {
             Dir::Read => {
@@ -561,7 +619,10 @@ impl ZoneJob {
                     f.unlock(zb);
                     match self.find_zone(min_bs, zb, q).await {
                         Some(z) => zb = z,
-                        None => return Decision::Eof,
+                        None => {
+                            zbd_line(q, || format!("{}: zbd_find_zone({}, {}) failed", f.name, io.offset, io.len));
+                            return Decision::Eof;
+                        }
                     }
                     range = f.lock().zones[zb as usize].wp - f.start(zb);
                     if !self.random {
@@ -580,24 +641,30 @@ impl ZoneJob {
                 let new_len = io.len.min(wp.saturating_sub(io.offset)) / min_bs * min_bs;
                 if new_len < io.len {
                     io.len = new_len;
+                    io_line(q, || format!("Changed length from {orig_len} into {new_len}"));
                 }
                 Decision::Accept { zone: Some(zb) }
             }
             Dir::Write => {
                 if io.len > f.zone_size {
                     q.verror(libc::EINVAL, "I/O buflen exceeds zone size");
+                    io_line(q, || format!("{}: I/O buflen {} exceeds zone size {}", f.name, io.len, f.zone_size));
                     f.unlock(zb);
                     return Decision::Eof;
                 }
                 let opened = {
                     let mut s = f.lock();
-                    self.open_zone(&mut s, zb, job)
+                    self.open_zone_traced(&mut s, zb, job, q)
                 };
                 if !opened {
                     f.unlock(zb);
                     match self.convert_to_open_zone(io, q).await {
                         Some(z) => zb = z,
-                        None => return Decision::Eof,
+                        None => {
+                            // fio's line has no newline of its own.
+                            io_line(q, || format!("{}: can't convert to open zone", f.name));
+                            return Decision::Eof;
+                        }
                     }
                 }
                 // The threshold/frequency resets.
@@ -632,6 +699,7 @@ impl ZoneJob {
                 io.offset = f.lock().zones[zb as usize].wp;
                 if !self.valid(io.offset) {
                     q.verror(libc::EINVAL, "invalid WP value");
+                    zbd_line(q, || format!("{}: dropped request with offset {}", f.name, io.offset));
                     f.unlock(zb);
                     return Decision::Eof;
                 }
@@ -642,6 +710,7 @@ impl ZoneJob {
                 }
                 if new_len >= min_bs {
                     io.len = new_len;
+                    io_line(q, || format!("Changed length from {orig_len} into {new_len}"));
                     return Decision::Accept { zone: Some(zb) };
                 }
                 q.verror(libc::EIO, "zone remainder too small");
@@ -658,6 +727,7 @@ impl ZoneJob {
                 match self.find_zone(1, zb, q).await {
                     Some(z) => {
                         io.offset = f.start(z);
+                        zbd_line(q, || format!("{}: found new zone({}) for trim", f.name, io.offset));
                         Decision::Accept { zone: if f.has_wp(z) { Some(z) } else { None } }
                     }
                     None => Decision::Eof,
@@ -670,7 +740,8 @@ impl ZoneJob {
     /// fio's `zbd_queue_io` after the engine took the I/O (`queued`: it is in flight; otherwise it
     /// completed, with `error` set if it failed): a write moves the write pointer at once; an I/O
     /// that completed releases its zone.
-    pub fn queued(&self, io: &ZoneIo, zone: u32, queued: bool, error: bool, job: u32) {
+    /// True when the I/O filled its zone and closed it (fio traces that).
+    pub fn queued(&self, io: &ZoneIo, zone: u32, queued: bool, error: bool, job: u32) -> bool {
         let f = &self.file;
         let mut s = f.lock();
         if io.dir == Dir::Write {
@@ -683,32 +754,34 @@ impl ZoneJob {
                 s.wp_sectors_with_data += zone_end - old;
             }
         }
+        let mut closed = false;
         if !queued {
             if !error {
-                self.end_zone_io(&mut s, io, zone, job);
+                closed = self.end_zone_io(&mut s, io, zone, job);
             }
             f.unlock_locked(&mut s, zone);
         } else {
             f.in_flight.fetch_add(1, Ordering::Relaxed);
         }
+        closed
     }
 
-    /// fio's `zbd_put_io`: an I/O that was in flight completed; release its zone.
-    pub fn completed(&self, io: &ZoneIo, zone: u32, job: u32) {
+    /// fio's `zbd_put_io`: an I/O that was in flight completed; release its zone. True when it
+    /// filled the zone and closed it.
+    pub fn completed(&self, io: &ZoneIo, zone: u32, job: u32) -> bool {
         let f = &self.file;
         f.in_flight.fetch_sub(1, Ordering::Relaxed);
         let mut s = f.lock();
-        self.end_zone_io(&mut s, io, zone, job);
+        let closed = self.end_zone_io(&mut s, io, zone, job);
         f.unlock_locked(&mut s, zone);
+        closed
     }
 
     /// The engine refused the I/O for now (`Busy`): it will be queued again, holding its zone.
     pub fn requeued(&self) {}
 
-    fn end_zone_io(&self, s: &mut Shared, io: &ZoneIo, zone: u32, job: u32) {
-        if io.dir == Dir::Write && io.offset + io.len >= self.file.cap_end(zone) {
-            Self::close_zone(s, zone, job);
-        }
+    fn end_zone_io(&self, s: &mut Shared, io: &ZoneIo, zone: u32, job: u32) -> bool {
+        io.dir == Dir::Write && io.offset + io.len >= self.file.cap_end(zone) && Self::close_zone(s, zone, job)
     }
 
     /// fio's `zbd_do_io_u_trim`: a trim of a sequential zone is a reset of the zone (held

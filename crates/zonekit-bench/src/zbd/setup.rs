@@ -174,6 +174,8 @@ impl ZbdJob {
 /// Zone mode of a whole run: the zone state of each file, and every job set up so far.
 #[derive(Default)]
 pub struct ZbdRun {
+    /// The run's trace (`--debug=zbd`).
+    pub trace: crate::debug::Tracer,
     files: Vec<Arc<ZbdFile>>,
     /// Jobs whose files have zone state (including jobs that failed later in their setup, which
     /// fio keeps checking).
@@ -224,7 +226,17 @@ impl ZbdRun {
             ZoneSource::Device(dev) => {
                 let info = dev.info();
                 let model = if info.model == "host-aware" { Model::HostAware } else { Model::HostManaged };
+                let name = if model == Model::HostAware { "host-aware" } else { "host-managed" };
+                crate::dprint!(self.trace, crate::debug::Class::Zbd, "{}: zbd model string: {name}", t.name);
                 let (zones, zone_size) = Self::parse_zone_info(t, dev.as_ref()).map_err(failed)?;
+                crate::dprint!(
+                    self.trace,
+                    crate::debug::Class::Zbd,
+                    "Device {} has {} zones of size {} KB",
+                    t.name,
+                    t.size.div_ceil(zone_size.max(1)),
+                    zone_size / 1024
+                );
                 if job.zone_size == 0 {
                     job.zone_size = zone_size;
                 } else if job.zone_size != zone_size {
@@ -237,6 +249,7 @@ impl ZbdRun {
             }
         };
         let max_open = self.max_open_zones(job, t, model).map_err(failed)?;
+        crate::dprint!(self.trace, crate::debug::Class::Zbd, "{}: using max open zones limit: {max_open}", t.name);
         let mut f = ZbdFile::new(&t.name, model, zone_size, t.size, &zones, max_open, self.in_flight.clone());
         if let ZoneSource::Device(dev) = &t.source {
             f.device = Some(dev.clone());
@@ -347,6 +360,14 @@ impl ZbdRun {
                 ZoneSource::Device(d) => d.info().limits.max_open,
                 _ => 0,
             };
+            if matches!(t.source, ZoneSource::Device(_)) {
+                crate::dprint!(
+                    self.trace,
+                    crate::debug::Class::Zbd,
+                    "{}: max open zones supported by device: {dev_max}",
+                    t.name
+                );
+            }
             if dev_max == 0 {
                 job.max_open_zones
             } else if job.max_open_zones == 0 {
