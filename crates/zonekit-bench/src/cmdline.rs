@@ -215,7 +215,7 @@ pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
     (
         "clock",
         Arg::Required,
-        "zonekit: sim or real, the clock of a run on devices with a timing model (default: sim when every job runs on one; real paces each completion at the model's time)",
+        "zonekit: sim or real, the clock of a run on devices with a timing model (default: sim when every job runs on one and none offloads its submissions; real paces each completion at the model's time)",
     ),
     (
         "zoned-qd1-writes",
@@ -737,7 +737,7 @@ Usage: zonekit bench [options] [job options] <job file(s)>
 
 zonekit's own options (not fio's; job files stay fio's):
   --clock=sim|real      The clock of a run on devices with a timing model (default: sim
-                        when every job runs on one)
+                        when every job runs on one and none has io_submit_mode=offload)
   --zoned-qd1-writes=0|1  Send every zone write of zonekit's devices from one worker at
                         queue depth 1 (Linux's queue/zoned_qd1_writes; default: the device's,
                         on for spinning disks)

@@ -109,7 +109,8 @@ pub struct QueueOverrides {
 /// `--clock=sim|real`: which clock times a run on zonekit's devices with a timing model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ClockChoice {
-    /// Simulated when every job runs on devices with a timing model, real otherwise.
+    /// Simulated when every job runs on devices with a timing model (and none offloads its
+    /// submissions: `io_submit_mode=offload`), real otherwise.
     #[default]
     Auto,
     /// Simulated: every job must run on devices with a timing model.
