@@ -38,6 +38,9 @@ pub enum Action {
     /// `--inflate-log=FILE`: print a `log_store_compressed` log as text
     /// ([`crate::stats::log::inflate_log`]).
     InflateLog(PathBuf),
+    /// `--idle-prof=calibrate`: time `--idle-prof`'s unit of work on every CPU, print it, run
+    /// nothing ([`crate::run::idle`]).
+    IdleCalibrate,
 }
 
 /// The output formats of `--output-format` (several may be combined).
@@ -125,6 +128,8 @@ pub struct Invocation {
     pub debug_info: String,
     /// `--debug=parse`: fio's parse trace of this command line and its job files.
     pub debug_trace: Option<crate::debug::RunTrace>,
+    /// `--idle-prof=system|percpu`: report how idle the CPUs were during the run.
+    pub idle_prof: Option<crate::run::idle::IdleProf>,
 }
 
 impl Invocation {
@@ -199,7 +204,11 @@ pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
     ("cpuclock-test", Arg::None, "refused (fio's self-test)"),
     ("crctest", Arg::Optional, "refused (fio's self-test)"),
     ("memcpytest", Arg::Optional, "refused (fio's self-test)"),
-    ("idle-prof", Arg::Required, "refused (CPU idleness profiling)"),
+    (
+        "idle-prof",
+        Arg::Required,
+        "report how idle the CPUs were during the run: system, percpu (each CPU too), or calibrate (time the unit of work, print it and exit)",
+    ),
     ("status-interval", Arg::Required, "print the full report this often (at least 1s)"),
     ("trigger-file", Arg::Required, "refused (triggers)"),
     ("trigger-timeout", Arg::Required, "refused (triggers)"),
@@ -348,6 +357,7 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
         debug: crate::debug::DebugMask::default(),
         debug_info: String::new(),
         debug_trace: None,
+        idle_prof: None,
     };
     let mut cmd_sections: Vec<CmdSection> = vec![CmdSection { job: None, entries: Vec::new() }];
     let mut skipping = false;
@@ -640,10 +650,15 @@ fn run_option(
             )));
         }
         "inflate-log" => return Ok(Some(Action::InflateLog(PathBuf::from(arg)))),
+        "idle-prof" => match crate::run::idle::IdleProf::parse(arg) {
+            // fio calibrates as it reads the option, and exits.
+            Some(crate::run::idle::IdleProf::Calibrate) => return Ok(Some(Action::IdleCalibrate)),
+            Some(p) => inv.idle_prof = Some(p),
+            None => return Err(BenchError::Usage(format!("incorrect idle-prof option: {}", one_line(arg)))),
+        },
         "cpuclock-test"
         | "crctest"
         | "memcpytest"
-        | "idle-prof"
         | "merge-blktrace-only"
         | "trigger-file"
         | "trigger-timeout"
@@ -732,6 +747,8 @@ Usage: zonekit bench [options] [job options] <job file(s)>
   --cmdhelp[=OPT|all]   Help on a job option, or list them all
   --enghelp[=ENG[,OPT]] List the I/O engines, or an engine's options
   --debug=X             Debug classes: help lists fio's (zonekit traces parse)
+  --idle-prof=X         Report CPU idleness: system, or percpu (each CPU too), or
+                        calibrate (time the unit of work only, and exit)
   --version             Print the version
   --help                Print this help
 

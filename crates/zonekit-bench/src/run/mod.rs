@@ -7,10 +7,12 @@
 //! - [`io_loop`]: a job's I/O loop (fio's `do_io`);
 //! - [`executor`]: running a job's `async` loop on its own thread;
 //! - [`sim`]: the run's clock, and the simulated-time driver (every clone of a group in one event
-//!   loop).
+//!   loop);
+//! - [`idle`]: `--idle-prof`, how idle the CPUs were while the jobs ran.
 
 pub mod buffers;
 pub mod executor;
+pub mod idle;
 pub mod io_loop;
 pub mod iolog;
 pub mod job_thread;
@@ -91,6 +93,8 @@ pub struct RunSettings {
     pub queue: QueueOverrides,
     /// `--debug=parse`: fio's parse trace, printed around the header lines and after the report.
     pub debug_trace: Option<crate::debug::RunTrace>,
+    /// `--idle-prof=system|percpu`: profile the CPUs' idleness over the run ([`idle`]).
+    pub idle_prof: Option<idle::IdleProf>,
 }
 
 /// The block layer's queue settings a run gives zonekit's devices, over their own.
@@ -918,6 +922,11 @@ pub fn execute(
         let _ = w.flush();
     }
     crate::sys::catch_terminating_signals();
+    // --idle-prof: fio's run_threads calibrates the idle threads first, before any job is set up.
+    let mut idle = settings.idle_prof.map(idle::IdleProfiler::calibrate);
+    for line in idle.iter_mut().flat_map(|p| std::mem::take(&mut p.problems)) {
+        let _ = writeln!(err, "{line}");
+    }
 
     // Every clone, in the order fio numbers them.
     let mut clones = Vec::new();
@@ -1012,11 +1021,16 @@ pub fn execute(
     steady::setup(&ids, &mut steady_data);
     let steady_data = Arc::new(Mutex::new(steady_data));
     let monitor = Monitor::new(clones.clone(), terminate.clone(), out.clone(), eta, settings, steady_data.clone());
+    // The idle threads start before the jobs do and stop once every job has ended.
+    if let Some(p) = idle.as_mut() {
+        p.start();
+    }
     let (mut run_outcomes, thread_failures, elapsed_ns) = if clock_plan.sim {
         run_groups_sim(&clones, &mut prepared, monitor, &terminate, &note, err)
     } else {
         run_groups_threads(&clones, &mut prepared, monitor, &terminate, &note, err)
     };
+    let idle_report = idle.map(idle::IdleProfiler::stop);
     outcomes.append(&mut run_outcomes);
     disks.update();
     let elapsed_sec = (elapsed_ns as f64 / 1e9).ceil() as i64;
@@ -1067,6 +1081,7 @@ pub fn execute(
     let mut report = RunReport::new(reports, disk_reports);
     report.terse_version = settings.terse_version.unwrap_or(3);
     report.clock = clock_plan.report();
+    report.idle = idle_report;
     report.stamp_now();
     report.global_options = settings.global_options.clone();
     let text = crate::output::render(&report, settings.formats);
