@@ -45,6 +45,14 @@ pub fn main(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         }
         Action::ParseOnly => Ok(parse_trace_text(&inv, out, err)),
         Action::InflateLog(path) => return inflate(path, out, err),
+        Action::IdleCalibrate => {
+            let (mean, stddev, problems) =
+                crate::run::idle::IdleProfiler::calibrate(crate::run::idle::IdleProf::Calibrate).calibration();
+            for line in problems {
+                let _ = writeln!(err, "{line}");
+            }
+            Ok(crate::run::idle::calibration_text(mean, stddev))
+        }
         Action::Run => {
             if let Err(e) = inv.check_runnable() {
                 let _ = writeln!(err, "zonekit: {e}");
@@ -150,6 +158,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         debug_trace: inv.debug_trace.clone(),
         debug: inv.debug,
         debug_jobno: inv.debug_jobno,
+        idle_prof: inv.idle_prof,
     };
     let sink: Box<dyn Write + Send> = match &inv.output {
         Some(path) => match std::fs::File::create(path) {

@@ -39,6 +39,9 @@ pub enum Action {
     /// `--inflate-log=FILE`: print a `log_store_compressed` log as text
     /// ([`crate::stats::log::inflate_log`]).
     InflateLog(PathBuf),
+    /// `--idle-prof=calibrate`: time `--idle-prof`'s unit of work on every CPU, print it, run
+    /// nothing ([`crate::run::idle`]).
+    IdleCalibrate,
 }
 
 /// The output formats of `--output-format` (several may be combined).
@@ -131,6 +134,8 @@ pub struct Invocation {
     pub profile: Option<Profile>,
     /// `--debug=job:N`: only the lines of the N-th job (0-based) once it starts.
     pub debug_jobno: Option<u32>,
+    /// `--idle-prof=system|percpu`: report how idle the CPUs were during the run.
+    pub idle_prof: Option<crate::run::idle::IdleProf>,
 }
 
 impl Invocation {
@@ -209,7 +214,11 @@ pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
     ("cpuclock-test", Arg::None, "refused (fio's self-test)"),
     ("crctest", Arg::Optional, "refused (fio's self-test)"),
     ("memcpytest", Arg::Optional, "refused (fio's self-test)"),
-    ("idle-prof", Arg::Required, "refused (CPU idleness profiling)"),
+    (
+        "idle-prof",
+        Arg::Required,
+        "report how idle the CPUs were during the run: system, percpu (each CPU too), or calibrate (time the unit of work, print it and exit)",
+    ),
     ("status-interval", Arg::Required, "print the full report this often (at least 1s)"),
     ("trigger-file", Arg::Required, "refused (triggers)"),
     ("trigger-timeout", Arg::Required, "refused (triggers)"),
@@ -225,7 +234,7 @@ pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
     (
         "clock",
         Arg::Required,
-        "zonekit: sim or real, the clock of a run on devices with a timing model (default: sim when every job runs on one; real paces each completion at the model's time)",
+        "zonekit: sim or real, the clock of a run on devices with a timing model (default: sim when every job runs on one and none offloads its submissions; real paces each completion at the model's time)",
     ),
     (
         "zoned-qd1-writes",
@@ -360,6 +369,7 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
         debug_trace: None,
         profile: None,
         debug_jobno: None,
+        idle_prof: None,
     };
     let mut cmd_sections: Vec<CmdSection> = vec![CmdSection { job: None, entries: Vec::new() }];
     let mut skipping = false;
@@ -730,10 +740,15 @@ fn run_option(
             None => return Err(BenchError::Usage(format!("profile '{}' not found", one_line(arg)))),
         },
         "inflate-log" => return Ok(Some(Action::InflateLog(PathBuf::from(arg)))),
+        "idle-prof" => match crate::run::idle::IdleProf::parse(arg) {
+            // fio calibrates as it reads the option, and exits.
+            Some(crate::run::idle::IdleProf::Calibrate) => return Ok(Some(Action::IdleCalibrate)),
+            Some(p) => inv.idle_prof = Some(p),
+            None => return Err(BenchError::Usage(format!("incorrect idle-prof option: {}", one_line(arg)))),
+        },
         "cpuclock-test"
         | "crctest"
         | "memcpytest"
-        | "idle-prof"
         | "merge-blktrace-only"
         | "trigger-file"
         | "trigger-timeout"
@@ -824,12 +839,14 @@ Usage: zonekit bench [options] [job options] <job file(s)>
   --debug=X             Debug classes: help lists fio's
   --profile=NAME        Run fio's built-in profile tiobench or act (after it, --cmdhelp
                         lists the profile's options)
+  --idle-prof=X         Report CPU idleness: system, or percpu (each CPU too), or
+                        calibrate (time the unit of work only, and exit)
   --version             Print the version
   --help                Print this help
 
 zonekit's own options (not fio's; job files stay fio's):
   --clock=sim|real      The clock of a run on devices with a timing model (default: sim
-                        when every job runs on one)
+                        when every job runs on one and none has io_submit_mode=offload)
   --zoned-qd1-writes=0|1  Send every zone write of zonekit's devices from one worker at
                         queue depth 1 (Linux's queue/zoned_qd1_writes; default: the device's,
                         on for spinning disks)

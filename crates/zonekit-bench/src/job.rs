@@ -648,9 +648,28 @@ fn finalize(
             *p = name.clone();
         }
     }
+    if o.offload() {
+        match o.ioengine.as_str() {
+            // fio's check_engine_ops: an engine flagged FIO_NO_OFFLOAD (fio 3.33 then fails the
+            // job with `failed to load engine`, exit code 1).
+            "io_uring" => conflict(
+                where_set("io_submit_mode"),
+                "ioengine=io_uring: can't be used with offloaded submit. Use a sync engine".into(),
+            ),
+            e @ ("cpuio" | "exec" | "net" | "netsplice") => conflict(
+                where_set("io_submit_mode"),
+                format!(
+                    "io_submit_mode=offload: not with ioengine={e} (its I/Os are no transfers to hand over; fio 3.33 dies of SIGSEGV on such a job)"
+                ),
+            ),
+            _ => {}
+        }
+    }
+    // With offload the depth is the submission pool's, whatever the engine.
     if let Some(e) = engines::find(&o.ioengine)
         && e.sync
         && o.iodepth > 1
+        && !o.offload()
     {
         notes.push(
             "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1".into(),

@@ -1,8 +1,8 @@
 //! The benchmark's OS boundary, the one module where `unsafe` is allowed (docs/architecture.md),
 //! each block with its `SAFETY` note: signal handlers that set a flag, the calling thread's id and
 //! resource usage (`getrusage(RUSAGE_THREAD)`, as fio's `fio_getrusage` measures each job thread),
-//! local time as C's `ctime` prints it (fio prints report times with `ctime_r`), and memory hints
-//! for large tables.
+//! local time as C's `ctime` prints it (fio prints report times with `ctime_r`), memory hints
+//! for large tables, and the CPU placement and idle scheduling of `--idle-prof`'s threads.
 #![allow(unsafe_code)]
 
 use std::io;
@@ -145,6 +145,42 @@ impl Drop for LockedMem {
             libc::munmap(self.addr, self.len);
         }
     }
+}
+
+/// The CPUs the system has configured, online or not (`sysconf(_SC_NPROCESSORS_CONF)`, fio's
+/// `cpus_configured`), at least 1.
+pub fn cpus_configured() -> usize {
+    // SAFETY: sysconf has no memory effects.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) };
+    usize::try_from(n).unwrap_or(1).max(1)
+}
+
+/// Pin the calling thread to CPU `cpu` (`sched_setaffinity` of the thread with a one-CPU set, as
+/// fio's `fio_setaffinity(gettid(), mask)`); the kernel's refusal (a CPU offline or outside the
+/// process's cpuset) as the error.
+pub fn pin_thread_to_cpu(cpu: usize) -> io::Result<()> {
+    if cpu >= libc::CPU_SETSIZE as usize {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    // SAFETY: a zeroed `cpu_set_t` is the empty set; `CPU_SET` writes the bit of `cpu`, checked
+    // below `CPU_SETSIZE`, inside it; `sched_setaffinity` reads `size_of::<cpu_set_t>()` bytes of
+    // the set, which lives on this stack for the call; pid 0 is the calling thread.
+    let r = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
+}
+
+/// Move the calling thread to the `SCHED_IDLE` policy (`sched_setscheduler`, fio's
+/// `fio_set_sched_idle`): it then runs only when nothing else wants its CPU.
+pub fn set_sched_idle() -> io::Result<()> {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: `param` is a valid sched_param for the call, which only reads it; pid 0 is the
+    // calling thread.
+    let r = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
 }
 
 /// The machine's RAM in bytes (0 when unknown).

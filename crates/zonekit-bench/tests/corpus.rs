@@ -44,9 +44,9 @@ const EXPECTED: Counts = Counts {
     others_unset_variable: 14,
     others_unknown_option: 10,
     others_bad_value: 10,
-    runnable: 43,
+    runnable: 45,
     refused_engine: 22,
-    refused_option: 6,
+    refused_option: 4,
     conflict: 2,
 };
 

@@ -926,8 +926,12 @@ pub fn blk_engine(o: &JobOptions) -> Option<EngineKind> {
         }),
         "exec" => EngineKind::Exec(exec_options(o)),
         // The paths are the job's files, which the caller knows.
-        "filecreate" => EngineKind::FileOps(FileOpsOptions { op: FileOp::Create, paths: Vec::new() }),
-        "filedelete" => EngineKind::FileOps(FileOpsOptions { op: FileOp::Delete, paths: Vec::new() }),
+        "filecreate" => {
+            EngineKind::FileOps(FileOpsOptions { op: FileOp::Create, paths: Vec::new(), calls: Default::default() })
+        }
+        "filedelete" => {
+            EngineKind::FileOps(FileOpsOptions { op: FileOp::Delete, paths: Vec::new(), calls: Default::default() })
+        }
         "filestat" => EngineKind::FileOps(FileOpsOptions {
             op: match o.noio.stat_type.as_str() {
                 "lstat" => FileOp::Lstat,
@@ -935,6 +939,7 @@ pub fn blk_engine(o: &JobOptions) -> Option<EngineKind> {
                 _ => FileOp::Stat,
             },
             paths: Vec::new(),
+            calls: Default::default(),
         }),
         _ => return None,
     })

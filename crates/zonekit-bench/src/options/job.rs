@@ -844,6 +844,11 @@ impl JobOptions {
         self.set.contains(name)
     }
 
+    /// `io_submit_mode=offload`: the job's I/Os are issued by a pool of submission threads.
+    pub fn offload(&self) -> bool {
+        self.io_submit_mode == "offload"
+    }
+
     /// The job's I/O priority (fio's `td->ioprio`: `prioclass << 13 | prio` when either is set,
     /// else 0), or `None` when neither is set (the thread keeps the process's).
     pub fn job_ioprio(&self) -> Option<u32> {

@@ -6,8 +6,8 @@
 
 use super::json::Json;
 use super::report::{
-    DdirReport, DiskAggReport, DiskUtilReport, JobInfo, JobReport, LatReport, PrioReport, RunReport, SampleReport,
-    SyncReport, UNIFIED_BOTH, UNIFIED_MIXED,
+    DdirReport, DiskAggReport, DiskUtilReport, IdleReport, JobInfo, JobReport, LatReport, PrioReport, RunReport,
+    SampleReport, SyncReport, UNIFIED_BOTH, UNIFIED_MIXED,
 };
 use crate::stats::hist::PercentileList;
 
@@ -227,6 +227,16 @@ impl RunReport {
         r.timestamp_ms = u(doc, "timestamp_ms");
         r.time = doc.get("time").and_then(Json::as_str).unwrap_or_default().to_string();
         r.global_options = global_options;
+        r.idle = doc.get("cpu_idleness").map(|c| {
+            let cpus: Vec<f64> = (0..).map_while(|i| c.get(&format!("cpu-{i}")).and_then(Json::as_f64)).collect();
+            IdleReport {
+                percpu: !cpus.is_empty(),
+                system: f(c, "system"),
+                cpus,
+                unit_mean: f(c, "unit_mean"),
+                unit_stddev: f(c, "unit_stddev"),
+            }
+        });
         Ok(r)
     }
 }

@@ -36,6 +36,18 @@ pub fn document(report: &RunReport, plus: bool) -> Json {
     if !report.disk_util.is_empty() {
         root.add("disk_util", Json::Array(report.disk_util.iter().map(disk).collect()));
     }
+    if let Some(idle) = &report.idle {
+        let mut o = Json::object();
+        o.add_f("system", idle.system);
+        if idle.percpu {
+            for (i, c) in idle.cpus.iter().enumerate() {
+                o.add_f(format!("cpu-{i}"), *c);
+            }
+        }
+        o.add_f("unit_mean", idle.unit_mean);
+        o.add_f("unit_stddev", idle.unit_stddev);
+        root.add("cpu_idleness", o);
+    }
     root
 }
 

@@ -13,8 +13,8 @@ pub mod report;
 pub mod terse;
 
 pub use report::{
-    DdirReport, DiskAggReport, DiskUtilReport, GroupReport, JobInfo, JobReport, LatReport, OutputFormats, RunReport,
-    SampleReport, SyncReport, version_string,
+    DdirReport, DiskAggReport, DiskUtilReport, GroupReport, IdleReport, JobInfo, JobReport, LatReport, OutputFormats,
+    RunReport, SampleReport, SyncReport, version_string,
 };
 
 /// Everything fio prints after a run for `formats`, in fio's order whatever the order given:

@@ -5,7 +5,9 @@
 use std::fmt::Write as _;
 
 use super::num::{N2sUnit, c32, cfmt, num2str};
-use super::report::{DdirReport, DiskUtilReport, GroupReport, JobReport, RunReport, UNIFIED_BOTH, UNIFIED_MIXED};
+use super::report::{
+    DdirReport, DiskUtilReport, GroupReport, IdleReport, JobReport, RunReport, UNIFIED_BOTH, UNIFIED_MIXED,
+};
 
 /// The header line fio prints for a job before the run:
 /// `name: (g=0): rw=randwrite, bs=(R) 4096B-4096B, (W) …, (T) …, ioengine=psync, iodepth=1`.
@@ -92,7 +94,7 @@ pub fn starting_line(threads: u32, processes: u32) -> String {
 }
 
 /// The report part of the normal output (after the run): a blank line, each job's block, the
-/// run status of each group, and disk stats.
+/// run status of each group, disk stats, and with `--idle-prof` the CPU idleness.
 pub fn render(report: &RunReport) -> String {
     let mut out = String::from("\n");
     for job in &report.jobs {
@@ -103,7 +105,21 @@ pub fn render(report: &RunReport) -> String {
         group_block(g, &mut out);
     }
     disk_block(&report.disk_util, &mut out);
+    if let Some(idle) = &report.idle {
+        idle_block(idle, &mut out);
+    }
     out
+}
+
+/// `CPU idleness:` (fio's `show_idle_prof_stats`): the system's figure, each CPU's with
+/// `percpu`, and the unit of work.
+pub fn idle_block(idle: &IdleReport, out: &mut String) {
+    let _ = writeln!(out, "\nCPU idleness:\n  system: {}%", c32(idle.system));
+    if idle.percpu {
+        let cpus: Vec<String> = idle.cpus.iter().map(|c| format!("{}%", c32(*c))).collect();
+        let _ = writeln!(out, "  percpu: {}", cpus.join(", "));
+    }
+    let _ = writeln!(out, "  unit work: mean={}us, stddev={}", c32(idle.unit_mean), c32(idle.unit_stddev));
 }
 
 fn unit(bits: bool) -> N2sUnit {

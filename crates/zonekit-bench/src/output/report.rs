@@ -612,6 +612,24 @@ pub struct RunReport {
     /// What timed the run when a drive model did (JSON's top-level `"zonekit"` object; fio has
     /// none): the clock (`sim` or `real`) and the model's name.
     pub clock: Option<ClockReport>,
+    /// `--idle-prof=system|percpu`: how idle the CPUs were (normal output's `CPU idleness`
+    /// block after the disk stats, JSON's `"cpu_idleness"` after `"disk_util"`; terse has none).
+    pub idle: Option<IdleReport>,
+}
+
+/// fio's `--idle-prof` figures (`idletime.c`'s `show_idle_prof_stats`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IdleReport {
+    /// `percpu`: each CPU's figure is printed too (`system`: only the system's).
+    pub percpu: bool,
+    /// The system's idleness in percent: the mean of the CPUs'.
+    pub system: f64,
+    /// Each configured CPU's idleness in percent, by CPU number.
+    pub cpus: Vec<f64>,
+    /// The unit of work's time in µs, the mean over the CPUs.
+    pub unit_mean: f64,
+    /// Its standard deviation over the CPUs (n - 1).
+    pub unit_stddev: f64,
 }
 
 /// The clock of a run on devices with a timing model.
@@ -646,6 +664,7 @@ impl RunReport {
             disk_util,
             terse_version: 3,
             clock: None,
+            idle: None,
         }
     }
 

@@ -6,7 +6,10 @@
 //! `ramp_time`). For synchronous engines an I/O's issue is its start and there is no submission
 //! latency; for asynchronous ones `slat` runs from the I/O's preparation to the end of the
 //! `commit` that sent it, `clat` from there to its completion (the time the engine stamps on it),
-//! `lat` from preparation to completion.
+//! `lat` from preparation to completion. With `io_submit_mode=offload` ([`Engine::offloads`])
+//! an I/O is issued by a submission thread of the engine: `clat` runs from that thread's issue,
+//! `lat` still from the job's preparation (so the time an I/O waits to be issued counts, as in
+//! fio), `slat` only when the thread's engine queued it asynchronously.
 //!
 //! The loop is an `async` function, generic over the clock: it waits where the zone policy waits
 //! (for a zone another job holds) and, on a device with a timing model, for the completions the
@@ -315,6 +318,13 @@ struct Core<'a, C: Clock> {
     own_latencies: bool,
     /// The `act` profile times every I/O (constant for the job).
     act: bool,
+    /// The engine hands its I/Os to submission threads (`io_submit_mode=offload`), constant for
+    /// the job: each I/O is counted at depth 1 with the thread's issue time, and pacing does not
+    /// drain what is in flight (fio's `io_u_quiesce` has nothing in flight on the job's thread).
+    offload: bool,
+    /// Where an engine's own latencies are filed (`own_latencies`): reads if the job reads, else
+    /// writes, as fio files them.
+    own_lat_dir: StatDdir,
     /// Every read and write of a synchronous job goes through `submit` (it may take a priority
     /// of its own, `cmdprio`, or its file's lock, `lockfile`: the same mode for every file of
     /// the job), constant for the job.
@@ -414,7 +424,7 @@ impl<C: Clock> Core<'_, C> {
         {
             jt.t.print(Class::Io, &format!("calling ->commit(), depth {}", self.inflight));
         }
-        if self.batch_queued > 0 && self.inflight > 0 && !self.ramping {
+        if self.batch_queued > 0 && self.inflight > 0 && !self.ramping && !self.offload {
             self.stats.queued(self.inflight, self.batch_queued);
         }
         self.batch_queued = 0;
@@ -437,7 +447,8 @@ impl<C: Clock> Core<'_, C> {
         for &tag in &self.pending {
             let slot = &mut self.slots[tag as usize];
             slot.issue = t;
-            if let (Some(io), false) = (slot.io, self.ramping)
+            // An offloaded I/O's submission is its thread's, accounted at its completion.
+            if let (Some(io), false) = (slot.io, self.ramping || self.offload)
                 && let Some(d) = stat_ddir(io.dir)
             {
                 let now = t.saturating_sub(self.epoch_ns);
@@ -447,7 +458,7 @@ impl<C: Clock> Core<'_, C> {
                 }
             }
         }
-        if !self.ramping {
+        if !self.ramping && !self.offload {
             self.stats.submitted(n);
         }
         self.pending.clear();
@@ -502,7 +513,7 @@ impl<C: Clock> Core<'_, C> {
             self.reaped = reaped;
             return;
         }
-        if !self.ramping {
+        if !self.ramping && !self.offload {
             self.stats.completed(reaped.len() as u32);
         }
         for c in reaped.drain(..) {
@@ -533,10 +544,22 @@ impl<C: Clock> Core<'_, C> {
                     }
                 }
                 self.io_prio = slot.prio;
+                let mut issue = slot.issue;
+                if self.offload {
+                    issue = self.offloaded(c.tag, &io, &slot);
+                    if c.result < 0
+                        && let Some((errno, func)) = self.engine.failure()
+                    {
+                        // The engine's own call failed (a file operation): the job ends with
+                        // it, and the I/O is not one of the job's (as in `step_sync`).
+                        self.error.get_or_insert((errno, format!("func={func}")));
+                        continue;
+                    }
+                }
                 if self.traced {
-                    self.complete_traced(c.tag, io, i64::from(c.result), slot.start, slot.issue, c.at_ns);
+                    self.complete_traced(c.tag, io, i64::from(c.result), slot.start, issue, c.at_ns);
                 } else {
-                    self.complete(c.tag, io, i64::from(c.result), slot.start, slot.issue, c.at_ns);
+                    self.complete(c.tag, io, i64::from(c.result), slot.start, issue, c.at_ns);
                 }
             }
         }
@@ -570,6 +593,47 @@ impl<C: Clock> Core<'_, C> {
         self.complete(tag, io, res, start, issue, done);
         if let Some(jt) = self.trace.as_mut() {
             jt.done(io.file);
+        }
+    }
+
+    /// What fio's submission workers account for an offloaded I/O (`rate-submit.c`): each I/O
+    /// at depth 1 (submitted and completed alone), a submission latency from the job's
+    /// preparation to the thread's issue when the thread's engine queued it, and the latencies
+    /// an engine measures itself. Returns the thread's issue time.
+    fn offloaded(&mut self, tag: u32, io: &NextIo, slot: &Slot) -> u64 {
+        let h = self.engine.hand_off(tag).unwrap_or_default();
+        let issue = h.issue_ns.max(slot.start);
+        if self.ramping {
+            return issue;
+        }
+        self.stats.queued(1, 1);
+        self.stats.submitted(1);
+        self.stats.completed(1);
+        let now = issue.saturating_sub(self.epoch_ns);
+        if h.submitted
+            && let Some(d) = stat_ddir(io.dir)
+        {
+            match slot.prio {
+                Some(p) => self.stats.slat_done_prio(d, io.len, issue - slot.start, now, p.ioprio),
+                None => self.stats.slat_done(d, io.len, issue - slot.start, now),
+            }
+        }
+        if self.own_latencies {
+            let mut lats = Vec::new();
+            self.engine.take_latencies(&mut lats);
+            for ns in lats {
+                self.stats.engine_clat_sample(self.own_lat_dir, ns, now);
+            }
+        }
+        issue
+    }
+
+    /// A drain before pacing waits (fio's `io_u_quiesce` in `rate_ddir`, `handle_thinktime`,
+    /// the flows and the latency target): with `io_submit_mode=offload` fio's job thread has
+    /// nothing in flight of its own, so nothing is drained and the job keeps its pace.
+    async fn pace_quiesce(&mut self) {
+        if !self.offload {
+            self.quiesce().await;
         }
     }
 
@@ -891,6 +955,8 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         let pacer = Pacer::new(cfg.pacing.clone());
         set_log_epoch(stats, &clock, epoch_ns);
         let (moves_no_data, own_latencies) = (engine.moves_no_data(), engine.own_latencies());
+        let offload = engine.offloads();
+        let own_lat_dir = if workload.spec().read { StatDdir::Read } else { StatDdir::Write };
         let submit_all = cfg.cmdprio.is_some() || cfg.file_locks.first().is_some_and(Option::is_some);
         // fio's act profile reads each I/O's total latency, which disable_lat leaves out.
         let act = stats.has_act() && !stats.config().disable_lat;
@@ -899,6 +965,8 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 moves_no_data,
                 own_latencies,
                 act,
+                offload,
+                own_lat_dir,
                 submit_all,
                 engine,
                 stats,
@@ -1706,8 +1774,8 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         self.core.cfg.deadline.map(|d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
     }
 
-    /// fio's `rate_ddir` wait: drain what is in flight, then sleep until the rate allows the next
-    /// I/O, but not past the runtime. False when the job must end (runtime over, terminated).
+    /// fio's `rate_ddir` wait: drain what is in flight (not with `io_submit_mode=offload`), then
+    /// sleep until the rate allows the next I/O, but not past the runtime. False when the job must end (runtime over, terminated).
     async fn rate_wait(&mut self, until_us: u64) -> bool {
         if self.core.traced
             && let Some(jt) = self.core.trace.as_mut()
@@ -1717,7 +1785,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             jt.later(Class::Io, format!("calling ->commit(), depth {}", self.core.inflight + 1));
             self.core.commit_traced = true;
         }
-        self.core.quiesce().await;
+        self.core.pace_quiesce().await;
         self.core.commit_traced = false;
         let deadline = self.deadline_us();
         self.pause_until(deadline.map_or(until_us, |d| until_us.min(d)), false).await;
@@ -1732,7 +1800,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         while self.core.pacer.flow_held() {
             let sleep = self.core.pacer.flow_sleep_us();
             if sleep > 0 || self.core.cfg.zbd {
-                self.core.quiesce().await;
+                self.core.pace_quiesce().await;
             }
             // Even without flow_sleep, let time pass (the other jobs of a simulated run move on).
             let now = self.core.now_us();
@@ -1757,7 +1825,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         if !self.core.pacer.think_due(issued, completed, t0) {
             return;
         }
-        self.core.quiesce().await;
+        self.core.pace_quiesce().await;
         let start = self.core.now_us();
         let spin = self.core.pacer.think_spin_us();
         let end = start.saturating_add(self.core.pacer.think_us());
@@ -1776,7 +1844,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
         if self.core.drain {
             self.core.drain = false;
-            self.core.quiesce().await;
+            self.core.pace_quiesce().await;
             let (now, ios) = (self.core.now_us(), self.core.completed_rw);
             self.core.pacer.new_window(now, ios);
         }
@@ -1799,7 +1867,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             }
             match step {
                 TargetStep::None => {}
-                TargetStep::Quiesce => self.core.quiesce().await,
+                TargetStep::Quiesce => self.core.pace_quiesce().await,
                 TargetStep::FinalRun => {
                     // fio resets every statistic and runs one more window at the depth found.
                     self.core.quiesce().await;

@@ -727,15 +727,58 @@ fn reopen_unlinked(
     }
     let kind = engines::blk_engine(opts)
         .ok_or_else(|| (libc::EINVAL, format!("ioengine {}: not run by zonekit on files", opts.ioengine)))?;
-    let config = EngineConfig {
-        depth: opts.iodepth.max(1),
+    *engine = file_engine(opts, files, kind, fds, real).map_err(|e| (e.errno(), e.to_string()))?;
+    Ok(())
+}
+
+/// The engine of a job over its files (`fds`, in the order of `files`; empty for engines that
+/// open nothing): `kind` with `iodepth` slots, or with `io_submit_mode=offload` a pool of
+/// `iodepth` submission threads with an engine of depth 1 each. Each thread's engine gets
+/// descriptors of its own: duplicates, or for `sync` and `vsync`, which seek, the files opened
+/// again (a duplicate shares its file position).
+fn file_engine(
+    opts: &JobOptions,
+    files: &[PlannedFile],
+    kind: zonekit_blk::EngineKind,
+    fds: Vec<std::os::fd::OwnedFd>,
+    real: RealClock,
+) -> Result<Box<dyn zonekit_blk::Engine>, zonekit_blk::EngineError> {
+    let config = |depth: u32, files: Vec<std::os::fd::OwnedFd>| EngineConfig {
+        depth,
         buffer_size: sizing::max_block_size(opts) as usize,
         buffer_align: 4096,
-        files: fds,
+        files,
         clock: real,
     };
-    *engine = zonekit_blk::open_engine(kind, config).map_err(|e| (e.errno(), e.to_string()))?;
-    Ok(())
+    if !opts.offload() {
+        return zonekit_blk::open_engine(kind, config(opts.iodepth.max(1), fds));
+    }
+    let name = kind.name();
+    let setup = |source: std::io::Error| zonekit_blk::EngineError::Setup { engine: name, source };
+    let seeks = matches!(kind, zonekit_blk::EngineKind::Sync | zonekit_blk::EngineKind::Vsync);
+    let ospec = open_spec(opts);
+    let mut tables = Vec::new();
+    for _ in 1..opts.iodepth.max(1) {
+        let table = if seeks && fds.len() == files.len() {
+            files.iter().map(|f| file::open_job_file(&f.path, &ospec)).collect::<Result<Vec<_>, _>>()
+        } else {
+            fds.iter().map(|fd| fd.try_clone()).collect::<Result<Vec<_>, _>>()
+        };
+        tables.push(table.map_err(setup)?);
+    }
+    let engines = std::iter::once(fds)
+        .chain(tables)
+        .map(|t| zonekit_blk::open_engine(kind.clone(), config(1, t)))
+        .collect::<Result<Vec<_>, _>>()?;
+    offload_pool(engines, real)
+}
+
+/// fio's `io_submit_mode=offload` over `engines` (one per slot).
+fn offload_pool(
+    engines: Vec<Box<dyn zonekit_blk::Engine>>,
+    real: RealClock,
+) -> Result<Box<dyn zonekit_blk::Engine>, zonekit_blk::EngineError> {
+    Ok(Box::new(zonekit_blk::OffloadEngine::new(engines, real)?))
 }
 
 /// Reads `local-<job>-<index>-verify.state`; the error is fio's lines.
@@ -1002,7 +1045,7 @@ pub async fn run_prepared<C: Clock>(
             scsi: engines::scsi_options(&opts),
         };
         // A clone outside a planned run (no shared queue) gets a queue of its own per device.
-        let queues = devices
+        let queues: Vec<Arc<DeviceQueue>> = devices
             .iter()
             .flatten()
             .enumerate()
@@ -1014,7 +1057,26 @@ pub async fn run_prepared<C: Clock>(
                     .unwrap_or_else(|| Arc::new(DeviceQueue::new(d.clone(), QueueConfig::for_device(&**d), None)))
             })
             .collect();
-        zonekit_blk::open_device_engine(queues, config)
+        if opts.offload() {
+            // One engine of depth 1 per submission thread, over the same device queues.
+            match clock.as_real() {
+                Some(real) => (0..config.depth)
+                    .map(|_| {
+                        zonekit_blk::open_device_engine(
+                            queues.clone(),
+                            DeviceEngineConfig { depth: 1, ..config.clone() },
+                        )
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .and_then(|engines| offload_pool(engines, real)),
+                None => {
+                    // The clock plan runs offloaded jobs in real time.
+                    return fail(&run, started, libc::EINVAL, "io_submit_mode=offload: needs real time".into());
+                }
+            }
+        } else {
+            zonekit_blk::open_device_engine(queues, config)
+        }
     } else {
         let ospec = open_spec(&opts);
         let mut fds = Vec::with_capacity(files.len());
@@ -1095,14 +1157,7 @@ pub async fn run_prepared<C: Clock>(
                 note("zonekit: waiting for connection");
             }
         }
-        let config = EngineConfig {
-            depth: opts.iodepth.max(1),
-            buffer_size: sizing::max_block_size(&opts) as usize,
-            buffer_align: 4096,
-            files: fds,
-            clock: real,
-        };
-        zonekit_blk::open_engine(kind, config)
+        file_engine(&opts, &files, kind, fds, real)
     };
     let mut engine = match engine {
         Ok(e) => e,
@@ -1112,9 +1167,10 @@ pub async fn run_prepared<C: Clock>(
     let mut wspec = sizing::workload_spec(&opts, &files, seed);
     wspec.rand = sizing::rand_spec(&opts, run.thread_number);
     wspec.zone_mode = zone_mode_spec(&opts);
-    if engine.is_sync() {
-        // fio counts a pass's bytes only for I/Os its engine queues (io_queue_event): with a
-        // synchronous engine a pass ends when its files are done or the job's bytes are.
+    if engine.is_sync() || engine.offloads() {
+        // fio counts a pass's bytes only for I/Os its engine queues on the job's thread
+        // (io_queue_event): with a synchronous engine, or offloaded I/Os, a pass ends when its
+        // files are done or the job's bytes are.
         wspec.pass_bytes = u64::MAX;
     }
     let mut workload = Workload::new(wspec.clone());
@@ -1152,6 +1208,12 @@ pub async fn run_prepared<C: Clock>(
     loop_cfg.host_io_ns = host_io_ns;
     loop_cfg.pacing.flow = flow.map(|f| (f, opts.pacing.flow));
     loop_cfg.file_locks = locks;
+    if opts.offload() {
+        // The job hands an I/O over whenever a slot is free: fio's offload loop has no
+        // `iodepth_low` or batches (each thread submits its own I/O).
+        loop_cfg.depth_low = loop_cfg.depth;
+        loop_cfg.batch_submit = 1;
+    }
     let ru0 = thread_rusage().unwrap_or_default();
     let t0 = clock.now_ns();
     let started = SystemTime::now();

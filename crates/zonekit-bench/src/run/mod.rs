@@ -7,10 +7,12 @@
 //! - [`io_loop`]: a job's I/O loop (fio's `do_io`);
 //! - [`executor`]: running a job's `async` loop on its own thread;
 //! - [`sim`]: the run's clock, and the simulated-time driver (every clone of a group in one event
-//!   loop).
+//!   loop);
+//! - [`idle`]: `--idle-prof`, how idle the CPUs were while the jobs ran.
 
 pub mod buffers;
 pub mod executor;
+pub mod idle;
 pub mod io_loop;
 pub mod iolog;
 pub mod job_thread;
@@ -101,6 +103,8 @@ pub struct RunSettings {
     pub debug: crate::debug::DebugMask,
     /// `--debug=job:N`: only job N's lines once it has started (fio's `fio_debug_jobno`).
     pub debug_jobno: Option<u32>,
+    /// `--idle-prof=system|percpu`: profile the CPUs' idleness over the run ([`idle`]).
+    pub idle_prof: Option<idle::IdleProf>,
 }
 
 /// The block layer's queue settings a run gives zonekit's devices, over their own.
@@ -119,7 +123,8 @@ pub struct QueueOverrides {
 /// `--clock=sim|real`: which clock times a run on zonekit's devices with a timing model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ClockChoice {
-    /// Simulated when every job runs on devices with a timing model, real otherwise.
+    /// Simulated when every job runs on devices with a timing model (and none offloads its
+    /// submissions: `io_submit_mode=offload`), real otherwise.
     #[default]
     Auto,
     /// Simulated: every job must run on devices with a timing model.
@@ -1077,6 +1082,11 @@ pub fn execute(
     let helper = Helper::start(&tracer);
     write(&after);
     crate::sys::catch_terminating_signals();
+    // --idle-prof: fio's run_threads calibrates the idle threads first, before any job is set up.
+    let mut idle = settings.idle_prof.map(idle::IdleProfiler::calibrate);
+    for line in idle.iter_mut().flat_map(|p| std::mem::take(&mut p.problems)) {
+        let _ = writeln!(err, "{line}");
+    }
 
     // Every clone, in the order fio numbers them.
     let mut clones = Vec::new();
@@ -1176,12 +1186,16 @@ pub fn execute(
     let mut st = StartTrace { trace: tracer.clone(), disks: DiskTrace::default(), jobno: settings.debug_jobno };
     monitor.trace = tracer.clone();
     monitor.disk_users = st.disks.users.clone();
+    // The idle threads start before the jobs do and stop once every job has ended.
+    if let Some(p) = idle.as_mut() {
+        p.start();
+    }
     let (mut run_outcomes, thread_failures, elapsed_ns) = if clock_plan.sim {
         run_groups_sim(&clones, &mut prepared, monitor, &terminate, &note, err, &mut st)
     } else {
         run_groups_threads(&clones, &mut prepared, monitor, &terminate, &note, err, &helper, &mut st)
     };
-    outcomes.append(&mut run_outcomes);
+    let idle_report = idle.map(idle::IdleProfiler::stop);
     // fio's reap_threads ends every job once the last one doing I/O is reaped (none while a job
     // never started: one that failed its setup keeps it from happening).
     let pids: Vec<u32> = clones.iter().map(|c| c.progress.pid.load(Ordering::Relaxed) as u32).collect();
@@ -1244,6 +1258,7 @@ pub fn execute(
     let mut report = RunReport::new(reports, disk_reports);
     report.terse_version = settings.terse_version.unwrap_or(3);
     report.clock = clock_plan.report();
+    report.idle = idle_report;
     report.stamp_now();
     report.global_options = settings.global_options.clone();
     let text = crate::output::render(&report, settings.formats);

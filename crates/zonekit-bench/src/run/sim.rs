@@ -1,7 +1,8 @@
 //! The clock of a run, and its simulated-time driver.
 //!
 //! [`ClockPlan`] decides which clock times a run: simulated time when every job runs on zonekit's
-//! devices with a timing model (or `--clock=sim` asks for it), real time otherwise; either way each
+//! devices with a timing model and none hands its I/Os to submission threads
+//! (`io_submit_mode=offload`), or when `--clock=sim` asks for it; real time otherwise; either way each
 //! device with a model gets one [`DeviceTiming`] shared by every job that uses it.
 //!
 //! [`run_groups_sim`] runs each group's clones as tasks of one discrete-event scheduler on one
@@ -51,7 +52,12 @@ impl ClockPlan {
     ) -> Result<ClockPlan, String> {
         let mut queues: HashMap<String, Arc<DeviceQueue>> = HashMap::new();
         let mut untimed: Option<String> = None;
+        // A job whose I/Os are issued by submission threads of its own runs in real time.
+        let mut offload: Option<&str> = None;
         for j in jobs {
+            if j.opts.offload() {
+                offload.get_or_insert(&j.name);
+            }
             let names = super::sizing::file_paths(&j.opts, 0);
             for n in names {
                 let name = n.display().to_string();
@@ -89,7 +95,13 @@ impl ClockPlan {
         }
         let sim = match choice {
             ClockChoice::Real => false,
-            ClockChoice::Auto => untimed.is_none() && queues.values().any(|q| q.is_timed()),
+            ClockChoice::Auto => untimed.is_none() && offload.is_none() && queues.values().any(|q| q.is_timed()),
+            ClockChoice::Sim if offload.is_some() => {
+                return Err(format!(
+                    "--clock=sim: job {}: io_submit_mode=offload issues its I/Os from threads of its own, in real time (use --clock=real)",
+                    offload.unwrap_or_default()
+                ));
+            }
             ClockChoice::Sim => match untimed {
                 Some(why) => {
                     return Err(format!(

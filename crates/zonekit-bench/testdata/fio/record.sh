@@ -76,6 +76,11 @@ want cmdprio-bssplit && run cmdprio-bssplit --name=cb --filename=$SHM/c.img --si
 want n1000 && run n1000 --name=k --filename=$SHM/a.img --size=4000k --rw=randwrite --bs=4k \
     --ioengine=io_uring --iodepth=2 --lat_percentiles=1 --slat_percentiles=1 \
     --percentile_list=0.1:1:10:30:60:70:90:99:99.8:99.9:99.99:100 $F
+# --idle-prof: the CPU idleness block after the report (percpu on tmpfs; system after disk stats).
+want idle-percpu && run idle-percpu --name=ip --filename=$SHM/a.img --size=16M --rw=randread --bs=4k \
+    --ioengine=psync --idle-prof=percpu $F
+want idle-system && run idle-system --name=is --filename=$DISKDIR/i.img --size=16M --rw=write --bs=64k \
+    --ioengine=psync --idle-prof=system $F
 # Log files: per-I/O logs (log_avg_msec=0) and averaged ones, written into logs-<case>/.
 if want logs-unit; then
     mkdir -p logs-unit && (cd logs-unit && rm -f ./*.log && run ../logs-unit --name=lu \

@@ -12,6 +12,7 @@
 
 use std::io;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::{Common, Completion, Engine, EngineConfig, EngineError, Io, Queued};
@@ -50,12 +51,40 @@ pub struct FileOpsOptions {
     pub op: FileOp,
     /// The job's files, in its order (`Io::file` indexes them).
     pub paths: Vec<PathBuf>,
+    /// Which files have had their call, shared by every engine built from these options (and
+    /// their clones): an offloaded job's submission threads each have an engine, and each file
+    /// still gets its call once.
+    pub calls: CallsMade,
 }
+
+/// The files whose call was made, by index, shared between the engines of one job
+/// ([`FileOpsOptions::calls`]). Two are equal when they are the same record.
+#[derive(Debug, Clone, Default)]
+pub struct CallsMade(Arc<Mutex<Vec<bool>>>);
+
+impl CallsMade {
+    /// Marks file `f` as called; whether it was not yet.
+    fn first(&self, f: usize) -> bool {
+        let mut done = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if done.len() <= f {
+            done.resize(f + 1, false);
+        }
+        !std::mem::replace(&mut done[f], true)
+    }
+}
+
+impl PartialEq for CallsMade {
+    fn eq(&self, other: &CallsMade) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for CallsMade {}
 
 pub(crate) struct FsOpEngine {
     op: FileOp,
     paths: Vec<PathBuf>,
-    done: Vec<bool>,
+    calls: CallsMade,
     bufs: SlotBuffers,
     latencies: Vec<u64>,
     failure: Option<(i32, String)>,
@@ -66,7 +95,7 @@ impl FsOpEngine {
         let common = Common::new(o.op.engine(), &mut config)?;
         Ok(FsOpEngine {
             op: o.op,
-            done: vec![false; o.paths.len()],
+            calls: o.calls,
             paths: o.paths,
             bufs: common.bufs,
             latencies: Vec::new(),
@@ -124,8 +153,7 @@ impl Engine for FsOpEngine {
     fn queue(&mut self, io: &Io) -> Queued {
         let f = io.file as usize;
         let Some(path) = self.paths.get(f) else { return Queued::Completed(-libc::EBADF) };
-        if !self.done[f] {
-            self.done[f] = true;
+        if self.calls.first(f) {
             let t0 = Instant::now();
             let r = self.call(path);
             let ns = t0.elapsed().as_nanos() as u64;

@@ -31,6 +31,8 @@
 //!
 //! and, built with [`open_device_engine`] rather than by a fio name, the in-process engine of
 //! zonekit's own devices ([`DeviceEngine`]), synchronous or asynchronous as the job's engine is.
+//! [`OffloadEngine`] runs engines of any of these kinds but `io_uring` on submission threads of
+//! its own (fio's `io_submit_mode=offload`).
 //!
 //! Common rules, as fio's engines have them:
 //! - Results are bytes transferred or `-errno`, as the kernel returned them: a short transfer is
@@ -62,6 +64,7 @@ mod libaio;
 mod mmap;
 mod net;
 mod null;
+mod offload;
 mod posixaio;
 mod splice;
 mod sync;
@@ -72,8 +75,9 @@ pub use cpu::{CpuOptions, IoJobs};
 pub use device::{DeviceEngine, DeviceEngineConfig, ScsiOptions, ScsiWriteMode, open_device_engine};
 pub use e4defrag::E4defragOptions;
 pub use exec::ExecOptions;
-pub use fsop::{FileOp, FileOpsOptions};
+pub use fsop::{CallsMade, FileOp, FileOpsOptions};
 pub use net::{NetOptions, NetProto, StopFlag};
+pub use offload::{HandOff, OffloadEngine};
 
 use crate::clock::RealClock;
 use crate::sys;
@@ -302,6 +306,19 @@ pub trait Engine: Send {
     /// Why the last failed I/O failed, when the engine's own call failed rather than an I/O:
     /// the errno and fio's name of the call (`stat(FILE) type=1`, `open(FILE)`), taken once.
     fn failure(&mut self) -> Option<(i32, String)> {
+        None
+    }
+
+    /// Whether the engine hands its I/Os to submission threads of its own (fio's
+    /// `io_submit_mode=offload`, [`OffloadEngine`]): each I/O is then issued, and its times
+    /// taken, on such a thread ([`Engine::hand_off`]), one at a time per thread.
+    fn offloads(&self) -> bool {
+        false
+    }
+
+    /// For an engine that [`offloads`](Engine::offloads): how the I/O of slot `tag` that
+    /// completed last was issued. `None` for every other engine.
+    fn hand_off(&self, _tag: u32) -> Option<HandOff> {
         None
     }
 }

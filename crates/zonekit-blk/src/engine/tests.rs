@@ -713,7 +713,7 @@ fn engines_without_data() {
     let dir = tempfile::tempdir().unwrap();
     let paths: Vec<_> = (0..3).map(|i| dir.path().join(format!("f{i}"))).collect();
     let io = |file: u32| Io { tag: 0, ddir: Ddir::Read, file, offset: 0, len: 4096 };
-    let ops = |op| FileOpsOptions { op, paths: paths.clone() };
+    let ops = |op| FileOpsOptions { op, paths: paths.clone(), calls: CallsMade::default() };
     let mut create = open_engine(EngineKind::FileOps(ops(FileOp::Create)), cfg()).unwrap();
     assert!(create.own_latencies() && !create.moves_no_data());
     // Two I/Os on the first file, one on the others: one call per file, each I/O its length.
@@ -825,4 +825,157 @@ fn e4defrag_on_ext4_moves_blocks_and_keeps_the_data() {
     // Past the end of the file nothing moves: the kernel's error (or fio's EINVAL for none moved).
     let r = run(e.as_mut(), io(0, Ddir::Write, 2 << 20, 4096));
     assert!(r < 0, "{r}");
+}
+
+/// An offload pool over `kind`: one engine of depth 1 per slot, each over its own descriptor of
+/// `path`.
+fn offload(kind: &EngineKind, slots: u32, path: &Path) -> OffloadEngine {
+    let engines = (0..slots).map(|_| make(kind.clone(), 1, vec![open_rw(path, 1 << 20, false)])).collect();
+    OffloadEngine::new(engines, RealClock::new()).unwrap()
+}
+
+/// fio's `io_submit_mode=offload`: each slot's I/O runs on its own thread with its own engine;
+/// the data goes through the slot's buffer as with any engine, and the thread's issue time is
+/// handed back (a submission latency for the asynchronous engines only).
+#[test]
+fn offload_runs_each_slot_on_its_thread() {
+    let s = Scratch::new("/dev/shm").expect("scratch directory");
+    for kind in
+        [EngineKind::Psync, EngineKind::Sync, EngineKind::Libaio(LibaioOptions::default()), EngineKind::Posixaio]
+    {
+        let path = s.path(kind.name());
+        let mut e = offload(&kind, 4, &path);
+        assert!(e.offloads() && !e.is_sync());
+        assert_eq!(e.name(), kind.name());
+        let clock = RealClock::new();
+        for tag in 0..4u32 {
+            e.buffer(tag)[..4096].copy_from_slice(&pattern(tag as u8, 4096));
+        }
+        let before = clock.now_ns();
+        for tag in 0..4u32 {
+            assert_eq!(e.queue(&io(tag, Ddir::Write, u64::from(tag) * 8192, 4096)), Queued::Queued);
+        }
+        // A slot whose I/O is with its thread is busy.
+        assert_eq!(e.queue(&io(0, Ddir::Write, 0, 4096)), Queued::Busy);
+        let mut out = Vec::new();
+        assert_eq!(e.getevents(4, 4, &mut out).unwrap(), 4);
+        let mut tags: Vec<u32> = out.iter().map(|c| c.tag).collect();
+        tags.sort_unstable();
+        assert_eq!(tags, [0, 1, 2, 3]);
+        for c in &out {
+            assert_eq!(c.result, 4096, "{kind:?}");
+            let h = e.hand_off(c.tag).unwrap();
+            assert!(before <= h.issue_ns && h.issue_ns <= c.at_ns, "{kind:?}: issued {h:?}, done {}", c.at_ns);
+            assert_eq!(h.submitted, !matches!(kind, EngineKind::Psync | EngineKind::Sync), "{kind:?}");
+        }
+        // Nothing in flight: getevents does not wait.
+        assert_eq!(e.getevents(1, 4, &mut out).unwrap(), 0);
+        // Read back through other slots.
+        for tag in 0..4u32 {
+            let slot = 3 - tag;
+            e.buffer(slot).fill(0);
+            assert_eq!(run(&mut e, io(slot, Ddir::Read, u64::from(tag) * 8192, 4096)), 4096);
+            assert_eq!(&e.buffer(slot)[..4096], &pattern(tag as u8, 4096)[..], "{kind:?}");
+        }
+    }
+}
+
+/// An engine whose every I/O takes 100 ms.
+struct Slow {
+    buf: Vec<u8>,
+}
+
+impl Engine for Slow {
+    fn name(&self) -> &'static str {
+        "slow"
+    }
+    fn is_sync(&self) -> bool {
+        true
+    }
+    fn buffer(&mut self, _tag: u32) -> &mut [u8] {
+        &mut self.buf
+    }
+    fn queue(&mut self, io: &Io) -> Queued {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        Queued::Completed(io.len as i32)
+    }
+    fn commit(&mut self) -> std::io::Result<usize> {
+        Ok(0)
+    }
+    fn getevents(&mut self, _min: usize, _max: usize, _out: &mut Vec<Completion>) -> std::io::Result<usize> {
+        Ok(0)
+    }
+}
+
+/// The pool's threads run their I/Os at the same time (the point of one thread per slot), and
+/// a pool dropped with I/Os in flight waits for them.
+#[test]
+fn offload_threads_run_at_once() {
+    let engines: Vec<Box<dyn Engine>> =
+        (0..8).map(|_| Box::new(Slow { buf: vec![0; 512] }) as Box<dyn Engine>).collect();
+    let mut e = OffloadEngine::new(engines, RealClock::new()).unwrap();
+    let t0 = std::time::Instant::now();
+    for tag in 0..8 {
+        assert_eq!(e.queue(&io(tag, Ddir::Read, 0, 512)), Queued::Queued);
+    }
+    let mut out = Vec::new();
+    // Nothing is done yet: a reap that does not wait takes nothing.
+    assert_eq!(e.getevents(0, 8, &mut out).unwrap(), 0);
+    assert_eq!(e.getevents(8, 8, &mut out).unwrap(), 8);
+    let took = t0.elapsed();
+    assert!(took < std::time::Duration::from_millis(500), "8 I/Os of 100 ms took {took:?}");
+    assert!(out.iter().all(|c| c.result == 512));
+    e.queue(&io(0, Ddir::Read, 0, 512));
+    drop(e);
+}
+
+/// io_uring cannot be offloaded (fio's words); neither can a pool be empty or mixed.
+#[test]
+fn offload_refuses_what_fio_refuses() {
+    let s = Scratch::new("/dev/shm").expect("scratch directory");
+    let path = s.path("u");
+    let uring = vec![make(EngineKind::IoUring(UringOptions::default()), 1, vec![open_rw(&path, 4096, false)])];
+    let err = OffloadEngine::new(uring, RealClock::new()).err().unwrap();
+    assert_eq!(err.to_string(), "ioengine io_uring: can't be used with offloaded submit. Use a sync engine");
+    assert!(OffloadEngine::new(Vec::new(), RealClock::new()).is_err());
+    let mixed = vec![
+        make(EngineKind::Psync, 1, vec![open_rw(&path, 4096, false)]),
+        make(EngineKind::Null, 1, vec![open_rw(&path, 4096, false)]),
+    ];
+    assert!(OffloadEngine::new(mixed, RealClock::new()).is_err());
+}
+
+/// The file operations of an offloaded job make each file's call once, whichever thread's
+/// engine first uses the file; the latencies and failures come back with the completions.
+#[test]
+fn offloaded_file_operations_call_each_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let paths: Vec<_> = (0..4).map(|i| dir.path().join(format!("f{i}"))).collect();
+    let opts = FileOpsOptions { op: FileOp::Create, paths: paths.clone(), calls: CallsMade::default() };
+    let engines = (0..3)
+        .map(|_| {
+            let cfg =
+                EngineConfig { depth: 1, buffer_size: 4096, buffer_align: 0, files: vec![], clock: RealClock::new() };
+            open_engine(EngineKind::FileOps(opts.clone()), cfg).unwrap()
+        })
+        .collect();
+    let mut e = OffloadEngine::new(engines, RealClock::new()).unwrap();
+    assert!(e.own_latencies());
+    let mut out = Vec::new();
+    let mut free = vec![0u32, 1, 2];
+    for i in 0..8u32 {
+        if free.is_empty() {
+            let from = out.len();
+            e.getevents(1, 3, &mut out).unwrap();
+            free.extend(out[from..].iter().map(|c| c.tag));
+        }
+        let tag = free.pop().unwrap();
+        assert_eq!(e.queue(&Io { tag, ddir: Ddir::Write, file: i % 4, offset: 0, len: 4096 }), Queued::Queued);
+    }
+    while e.getevents(1, 3, &mut out).unwrap() > 0 {}
+    assert_eq!(out.len(), 8);
+    let mut lats = Vec::new();
+    e.take_latencies(&mut lats);
+    assert_eq!(lats.len(), 4, "one call per file");
+    assert!(paths.iter().all(|p| p.exists()));
 }
