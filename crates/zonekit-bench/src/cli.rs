@@ -156,6 +156,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         clock: inv.clock,
         queue: inv.queue,
         debug_trace: inv.debug_trace.clone(),
+        profile: inv.profile.filter(|_| inv.profile_jobs > 0).map(|p| (p.name(), inv.profile_jobs)),
         debug: inv.debug,
         debug_jobno: inv.debug_jobno,
         idle_prof: inv.idle_prof,

@@ -132,6 +132,9 @@ pub struct Invocation {
     /// `--profile=NAME` (or a job file's `profile=NAME`): the built-in profile whose jobs run
     /// after the others.
     pub profile: Option<Profile>,
+    /// How many of [`Invocation::jobs`], at their end, the profile made: fio loads a profile
+    /// once the other jobs are parsed, so their header lines and its version line come first.
+    pub profile_jobs: usize,
     /// `--debug=job:N`: only the lines of the N-th job (0-based) once it starts.
     pub debug_jobno: Option<u32>,
     /// `--idle-prof=system|percpu`: report how idle the CPUs were during the run.
@@ -368,6 +371,7 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
         debug_info: String::new(),
         debug_trace: None,
         profile: None,
+        profile_jobs: 0,
         debug_jobno: None,
         idle_prof: None,
     };
@@ -491,9 +495,10 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
         resolver.add_job_file(&file, idx)?;
         files.push(file);
     }
-    let act = add_profile_jobs(&mut inv, &mut resolver, &cmd_sections, &files, env)?;
+    let (act, profile_jobs) = add_profile_jobs(&mut inv, &mut resolver, &cmd_sections, &files, env)?;
     inv.global_options = resolver.global_echo();
     inv.jobs = resolver.finish()?;
+    inv.profile_jobs = profile_jobs;
     if let Some(hooks) = act {
         // fio hooks every job of an act run, the profile's own and the others.
         for j in &mut inv.jobs {
@@ -538,7 +543,7 @@ fn add_profile_jobs(
     cmd: &[CmdSection],
     files: &[JobFile],
     env: &Env,
-) -> Result<Option<profile::ActHooks>, BenchError> {
+) -> Result<(Option<profile::ActHooks>, usize), BenchError> {
     let mut given: Vec<profile::Given> = Vec::new();
     for s in cmd {
         for entry in &s.entries {
@@ -571,7 +576,7 @@ fn add_profile_jobs(
             None => chosen = Some((p, g.entry.at.clone())),
         }
     }
-    let Some((p, _)) = chosen else { return Ok(None) };
+    let Some((p, _)) = chosen else { return Ok((None, 0)) };
     inv.profile = Some(p);
     let generated = profile::generate(p, &given)?;
     let plain = env_without_vars(env);
@@ -586,6 +591,7 @@ fn add_profile_jobs(
             .collect()
     };
     let (global, jobs) = generated.sections();
+    let added = jobs.len();
     resolver.add_global(&expand(global)?, false)?;
     for (name, entries) in jobs {
         resolver.add_job(
@@ -597,7 +603,7 @@ fn add_profile_jobs(
             None,
         )?;
     }
-    Ok(generated.act)
+    Ok((generated.act, added))
 }
 
 /// Command-line values get keyword arithmetic (`--numjobs='$ncpus*2'`) but no `${VAR}`: the shell

@@ -284,6 +284,52 @@ mod needs_tools {
         }
     }
 
+    /// Where a profile's jobs sit among the header lines: fio loads the profile once the other
+    /// jobs are parsed, so its jobs' lines come after the version line (which fio leaves out when
+    /// the profile's are the only jobs), after `--debug=profile`'s `loading profile` line.
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn profile_jobs_come_where_fio_prints_them() {
+        require_fio();
+        let cases: [&[&str]; 3] = [
+            &["--profile=tiobench", "--filesize=64k", "--io_size=64k", "--debug=profile"],
+            &[
+                "--profile=tiobench",
+                "--filesize=64k",
+                "--io_size=64k",
+                "--name=a",
+                "--rw=read",
+                "--size=8k",
+                "--debug=profile",
+            ],
+            &["--profile=tiobench", "--filesize=64k", "--io_size=64k", "--name=a", "--rw=read", "--size=8k"],
+        ];
+        for args in cases {
+            let [f, z] = ["fio", zonekit()].map(|p| {
+                let dir = tempfile::tempdir().unwrap();
+                let o = raw(p, args, dir.path());
+                assert!(o.status.success(), "{p} {args:?}: {}", text(&o));
+                // Up to the `Starting` line, with the tool's name, version and pid made alike.
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .take_while(|l| !l.starts_with("Starting"))
+                    .map(|l| {
+                        let l = l
+                            .replace("fio-3.33", "VERSION")
+                            .replace(&format!("zonekit-{}", env!("CARGO_PKG_VERSION")), "VERSION");
+                        let l = l.replacen("fio: ", "TOOL: ", 1).replacen("zonekit: ", "TOOL: ", 1);
+                        match l.strip_prefix("profile  ") {
+                            Some(rest) => format!("profile  PID {}", rest.split_once(' ').map_or("", |(_, m)| m)),
+                            None => l,
+                        }
+                    })
+                    .collect::<Vec<_>>()
+            });
+            assert_eq!(z, f, "{args:?}");
+            assert!(z.iter().any(|l| l.starts_with("seqwrite: (g=")), "{z:?}");
+        }
+    }
+
     /// `--cmdhelp` after a profile, listed and option by option: fio's text exactly.
     #[test]
     #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]

@@ -105,6 +105,9 @@ pub struct RunSettings {
     pub debug_jobno: Option<u32>,
     /// `--idle-prof=system|percpu`: profile the CPUs' idleness over the run ([`idle`]).
     pub idle_prof: Option<idle::IdleProf>,
+    /// `--profile`: the profile's name and how many of the run's jobs, at their end, it made
+    /// (fio adds them after its version line, with `--debug=profile`'s `loading profile` line).
+    pub profile: Option<(&'static str, usize)>,
 }
 
 /// The block layer's queue settings a run gives zonekit's devices, over their own.
@@ -165,16 +168,34 @@ pub fn header_text(jobs: &[BenchJob]) -> String {
 /// [`header_text`] with `--debug=parse`'s lines where fio prints them: before each job's line,
 /// between it and its `...` line (the clones), before the version line and after `Starting`.
 pub fn header_text_traced(jobs: &[BenchJob], trace: Option<&crate::debug::RunTrace>) -> String {
-    let (a, b) = header_parts(jobs, trace);
+    let (a, b) = header_parts(jobs, trace, None);
     a + &b
 }
 
 /// [`header_text_traced`] in two: up to the version line, and from `Starting` on (fio starts
 /// its helper thread in between).
-pub fn header_parts(jobs: &[BenchJob], trace: Option<&crate::debug::RunTrace>) -> (String, String) {
+pub fn header_parts(
+    jobs: &[BenchJob],
+    trace: Option<&crate::debug::RunTrace>,
+    profile: Option<&ProfileHeader>,
+) -> (String, String) {
     let mut s = String::new();
     let (mut threads, mut procs) = (0, 0);
+    // fio loads a profile once the other jobs are parsed (`fio_backend`): the profile's jobs come
+    // after the version line, which fio leaves out when the profile's are the only jobs.
+    let first_profile_job = profile.map_or(jobs.len(), |p| jobs.len().saturating_sub(p.jobs));
     for (i, j) in jobs.iter().enumerate() {
+        if i == first_profile_job {
+            if let Some(t) = trace {
+                s.push_str(&t.after_jobs);
+            }
+            if i > 0 {
+                s.push_str(&version_line(&version_string()));
+            }
+            if let Some(line) = profile.and_then(|p| p.trace_line.as_deref()) {
+                s.push_str(line);
+            }
+        }
         if let Some(b) = trace.and_then(|t| t.before_job.get(i)) {
             s.push_str(b);
         }
@@ -194,15 +215,25 @@ pub fn header_parts(jobs: &[BenchJob], trace: Option<&crate::debug::RunTrace>) -
             procs += j.opts.numjobs;
         }
     }
-    if let Some(t) = trace {
-        s.push_str(&t.after_jobs);
+    if first_profile_job >= jobs.len() {
+        if let Some(t) = trace {
+            s.push_str(&t.after_jobs);
+        }
+        s.push_str(&version_line(&version_string()));
     }
-    s.push_str(&version_line(&version_string()));
     let mut rest = starting_line(threads, procs);
     if let Some(t) = trace {
         rest.push_str(&t.started);
     }
     (s, rest)
+}
+
+/// Where a run's built-in profile (`--profile`) sits among the header lines.
+pub struct ProfileHeader {
+    /// How many of the run's jobs, at their end, the profile made.
+    pub jobs: usize,
+    /// `--debug=profile`'s `loading profile 'NAME'` line, when that class is traced.
+    pub trace_line: Option<String>,
 }
 
 pub(crate) struct Clone_ {
@@ -1061,10 +1092,17 @@ pub fn execute(
             let _ = w.flush();
         }
     };
+    // fio's `load_profile`, once the other jobs are parsed.
+    let profile_header = settings.profile.map(|(name, jobs)| ProfileHeader {
+        jobs,
+        trace_line: tracer
+            .on(Class::Profile)
+            .then(|| format!("{}\n", crate::debug::line("profile", main_pid, &format!("loading profile '{name}'")))),
+    });
     // The header lines (or, without normal output, the parse trace alone) up to `Starting`:
     // fio calibrates its clock and starts its helper thread in between.
     let (before, after) = if settings.formats.normal {
-        let (a, mut b) = header_parts(jobs, settings.debug_trace.as_ref());
+        let (a, mut b) = header_parts(jobs, settings.debug_trace.as_ref(), profile_header.as_ref());
         if let Some(line) = clock_plan.line() {
             b.push_str(&format!("{line}\n"));
         }
@@ -1073,9 +1111,11 @@ pub fn execute(
         let mut early = t.clone();
         early.end.clear();
         early.started.clear();
-        (early.all(), t.started.clone())
+        let mut a = early.all();
+        a.extend(profile_header.iter().filter_map(|p| p.trace_line.clone()));
+        (a, t.started.clone())
     } else {
-        (String::new(), String::new())
+        (profile_header.iter().filter_map(|p| p.trace_line.clone()).collect(), String::new())
     };
     write(&before);
     write(&crate::run::tracing::calibration_lines(settings.debug, main_pid));
