@@ -10,7 +10,7 @@ pub mod trace;
 pub use trace::{Class, Tracer};
 
 use crate::cmdline::DEBUG_CLASSES;
-use crate::options::{engines, table, value};
+use crate::options::{engines, placement, table, value};
 
 /// A section's options as written: name and value (None: a bare switch), in order.
 pub type Options = Vec<(String, Option<String>)>;
@@ -412,6 +412,20 @@ impl ParseTrace {
             match split {
                 Some(next) => rest = Some(next),
                 None => break,
+            }
+        }
+        if let Some(v) = value
+            && matches!(name, "cpumask" | "cpus_allowed" | "verify_async_cpus" | "log_compression_cpus")
+        {
+            // fio's callbacks trace each CPU as they add it to the mask.
+            let max = crate::sys::cpus_configured();
+            let cpus = if name == "cpumask" {
+                value::parse_int(v.trim(), td.kb_base).ok().and_then(|n| placement::parse_cpumask(n, max).ok())
+            } else {
+                placement::parse_cpu_list(v, max).ok()
+            };
+            for cpu in cpus.map(|c| c.1).unwrap_or_default() {
+                self.emit(&format!("set cpu allowed {cpu}\n"));
             }
         }
         if name == "steadystate"
