@@ -806,4 +806,25 @@ mod tests {
              parse    7       ret=0, out=1\n"
         );
     }
+
+    #[test]
+    fn cpu_lists_trace_each_cpu_as_fio_adds_it() {
+        let mut mask = DebugMask::default();
+        mask.set("parse");
+        let mut t = ParseTrace::new(7, true, mask, vec![]);
+        let mut td = t.def.clone();
+        t.option(&mut td, "cpumask", Some("1"));
+        t.option(&mut td, "cpus_allowed", Some("0,0"));
+        assert_eq!(
+            t.cur,
+            "parse    7     handle_option=cpumask, ptr=1\n\
+             parse    7     __handle_option=cpumask, type=OPT_INT, ptr=1\n\
+             parse    7       ret=0, out=1\n\
+             parse    7     set cpu allowed 0\n\
+             parse    7     handle_option=cpus_allowed, ptr=0,0\n\
+             parse    7     __handle_option=cpus_allowed, type=OPT_STR, ptr=0,0\n\
+             parse    7     set cpu allowed 0\n\
+             parse    7     set cpu allowed 0\n"
+        );
+    }
 }
