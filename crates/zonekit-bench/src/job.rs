@@ -704,6 +704,13 @@ fn finalize(
     if o.filename.is_none() && o.filename_format.is_empty() {
         conflict(where_set("filename_format"), "filename_format is empty and no filename is given".into());
     }
+    // fio's option callbacks read CPU and node lists against the machine (and skip them under
+    // --parse-only): checked here, reported when the job would run.
+    if let Err((name, why)) =
+        opts.placement.resolve(crate::sys::cpus_configured(), crate::options::placement::NumaHost::get())
+    {
+        conflicts.push(Conflict { at: where_set(name), why: format!("{}: {why}", shown(name)), as_fio: false });
+    }
     if opts.block_error_hist && opts.nrfiles != 1 {
         // fio's fixup_options line, and its exit code.
         conflicts.push(Conflict {

@@ -2,7 +2,8 @@
 //! each block with its `SAFETY` note: signal handlers that set a flag, the calling thread's id and
 //! resource usage (`getrusage(RUSAGE_THREAD)`, as fio's `fio_getrusage` measures each job thread),
 //! local time as C's `ctime` prints it (fio prints report times with `ctime_r`), memory hints
-//! for large tables, and the CPU placement and idle scheduling of `--idle-prof`'s threads.
+//! for large tables, the CPU placement and idle scheduling of `--idle-prof`'s threads, and a
+//! job thread's CPUs, nice value and NUMA memory policy.
 #![allow(unsafe_code)]
 
 use std::io;
@@ -171,6 +172,138 @@ pub fn pin_thread_to_cpu(cpu: usize) -> io::Result<()> {
         libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
     };
     if r < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
+}
+
+/// Set the calling thread's CPUs to `cpus` (`sched_setaffinity(0, sizeof(cpu_set_t), …)`, as
+/// fio's `fio_setaffinity(td->pid, mask)` sets a `thread` job's); the kernel's refusal (`EINVAL`
+/// for a set of no CPU it can use) as the error. Threads the caller starts later inherit it.
+pub fn set_thread_affinity(cpus: &crate::options::placement::CpuSet) -> io::Result<()> {
+    // SAFETY: a zeroed `cpu_set_t` is the empty set; `CPU_SET` writes bits below `CPU_SETSIZE`
+    // (1024, the size of `CpuSet`) inside it; `sched_setaffinity` reads
+    // `size_of::<cpu_set_t>()` bytes of the set, which lives on this stack for the call; pid 0
+    // is the calling thread.
+    let r = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for cpu in cpus.iter().filter(|&c| c < libc::CPU_SETSIZE as usize) {
+            libc::CPU_SET(cpu, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
+}
+
+/// The CPUs the calling thread may run on (`sched_getaffinity`).
+pub fn thread_affinity() -> io::Result<crate::options::placement::CpuSet> {
+    // SAFETY: `set` is a writable `cpu_set_t` of the size passed; pid 0 is the calling thread;
+    // `CPU_ISSET` reads bits below `CPU_SETSIZE` inside it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut out = crate::options::placement::CpuSet::new();
+        for cpu in 0..libc::CPU_SETSIZE as usize {
+            if libc::CPU_ISSET(cpu, &set) {
+                out.set(cpu);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The calling thread's nice value (`getpriority(PRIO_PROCESS, tid)`).
+pub fn thread_nice() -> io::Result<i32> {
+    let tid = gettid();
+    // SAFETY: errno is this thread's own; getpriority takes integers and touches no memory of
+    // ours. A return of -1 is a nice value or an error, told apart by errno, cleared first.
+    unsafe {
+        *libc::__errno_location() = 0;
+        let v = libc::getpriority(libc::PRIO_PROCESS, tid as libc::id_t);
+        if v == -1 && *libc::__errno_location() != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(v)
+    }
+}
+
+/// Add `inc` to the calling thread's nice value, as glibc's `nice(inc)` does (on Linux the
+/// nice value is the thread's own): the kernel keeps it within -20 to 19; lowering it without
+/// the privilege is `EPERM`, as `nice` reports it.
+pub fn add_thread_nice(inc: i32) -> io::Result<()> {
+    let cur = thread_nice()?;
+    let tid = gettid();
+    // SAFETY: setpriority takes integers and touches no memory of ours.
+    let r = unsafe { libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, cur.saturating_add(inc)) };
+    if r < 0 {
+        let e = io::Error::last_os_error();
+        return Err(if e.raw_os_error() == Some(libc::EACCES) { io::Error::from_raw_os_error(libc::EPERM) } else { e });
+    }
+    Ok(())
+}
+
+/// `MPOL_*` modes of `set_mempolicy(2)`.
+pub mod mpol {
+    /// The system's default policy.
+    pub const DEFAULT: i32 = 0;
+    /// Allocate on the given node first.
+    pub const PREFERRED: i32 = 1;
+    /// Allocate only on the given nodes.
+    pub const BIND: i32 = 2;
+    /// Spread allocations over the given nodes.
+    pub const INTERLEAVE: i32 = 3;
+    /// Allocate on the node of the CPU that allocates.
+    pub const LOCAL: i32 = 4;
+}
+
+/// Whether the kernel has the NUMA memory policy calls (libnuma's `numa_available`:
+/// `get_mempolicy` does not fail with `ENOSYS`).
+pub fn numa_available() -> bool {
+    // SAFETY: get_mempolicy with null pointers and no node mask reads and writes no memory.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_get_mempolicy,
+            std::ptr::null_mut::<libc::c_int>(),
+            std::ptr::null_mut::<libc::c_ulong>(),
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+        )
+    };
+    !(r < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS))
+}
+
+/// `set_mempolicy(mode, nodes, 1025)`: the calling thread's memory policy (`mpol::*`), with the
+/// 1024-node mask libnuma passes.
+pub fn set_mempolicy(mode: i32, nodes: &crate::options::placement::NodeSet) -> io::Result<()> {
+    let mask: [libc::c_ulong; 16] = nodes.0.map(|w| w as libc::c_ulong);
+    // SAFETY: the kernel reads at most `maxnode - 1` = 1024 bits of `mask`, which holds 16
+    // 64-bit words and lives on this stack for the call.
+    let r = unsafe {
+        libc::syscall(libc::SYS_set_mempolicy, mode as libc::c_long, mask.as_ptr(), (16 * 64 + 1) as libc::c_ulong)
+    };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
+}
+
+/// The calling thread's memory policy: its mode and nodes (`get_mempolicy`).
+pub fn thread_mempolicy() -> io::Result<(i32, crate::options::placement::NodeSet)> {
+    let mut mode: libc::c_int = 0;
+    let mut mask: [libc::c_ulong; 16] = [0; 16];
+    // SAFETY: `mode` and the 1024-bit `mask` are writable for the call, and `maxnode` (1025)
+    // tells the kernel the mask's size; no address is given (flags 0: the thread's policy).
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_get_mempolicy,
+            &mut mode as *mut libc::c_int,
+            mask.as_mut_ptr(),
+            (16 * 64 + 1) as libc::c_ulong,
+            0 as libc::c_ulong,
+            0 as libc::c_ulong,
+        )
+    };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((mode, crate::options::placement::Bits1024(mask.map(u64::from))))
 }
 
 /// Move the calling thread to the `SCHED_IDLE` policy (`sched_setscheduler`, fio's

@@ -10,7 +10,7 @@ pub mod trace;
 pub use trace::{Class, Tracer};
 
 use crate::cmdline::DEBUG_CLASSES;
-use crate::options::{engines, table, value};
+use crate::options::{engines, placement, table, value};
 
 /// A section's options as written: name and value (None: a bare switch), in order.
 pub type Options = Vec<(String, Option<String>)>;
@@ -414,6 +414,20 @@ impl ParseTrace {
                 None => break,
             }
         }
+        if let Some(v) = value
+            && matches!(name, "cpumask" | "cpus_allowed" | "verify_async_cpus" | "log_compression_cpus")
+        {
+            // fio's callbacks trace each CPU as they add it to the mask.
+            let max = crate::sys::cpus_configured();
+            let cpus = if name == "cpumask" {
+                value::parse_int(v.trim(), td.kb_base).ok().and_then(|n| placement::parse_cpumask(n, max).ok())
+            } else {
+                placement::parse_cpu_list(v, max).ok()
+            };
+            for cpu in cpus.map(|c| c.1).unwrap_or_default() {
+                self.emit(&format!("set cpu allowed {cpu}\n"));
+            }
+        }
         if name == "steadystate"
             && let Some(v) = value
             && let Some(l) = steadystate_line(v)
@@ -790,6 +804,27 @@ mod tests {
              parse    7     handle_option=time_based, ptr=(null)\n\
              parse    7     __handle_option=time_based, type=OPT_STR_SET, ptr=(null)\n\
              parse    7       ret=0, out=1\n"
+        );
+    }
+
+    #[test]
+    fn cpu_lists_trace_each_cpu_as_fio_adds_it() {
+        let mut mask = DebugMask::default();
+        mask.set("parse");
+        let mut t = ParseTrace::new(7, true, mask, vec![]);
+        let mut td = t.def.clone();
+        t.option(&mut td, "cpumask", Some("1"));
+        t.option(&mut td, "cpus_allowed", Some("0,0"));
+        assert_eq!(
+            t.cur,
+            "parse    7     handle_option=cpumask, ptr=1\n\
+             parse    7     __handle_option=cpumask, type=OPT_INT, ptr=1\n\
+             parse    7       ret=0, out=1\n\
+             parse    7     set cpu allowed 0\n\
+             parse    7     handle_option=cpus_allowed, ptr=0,0\n\
+             parse    7     __handle_option=cpus_allowed, type=OPT_STR, ptr=0,0\n\
+             parse    7     set cpu allowed 0\n\
+             parse    7     set cpu allowed 0\n"
         );
     }
 }

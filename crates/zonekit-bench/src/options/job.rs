@@ -588,6 +588,10 @@ pub struct JobOptions {
     pub exitall_on_error: bool,
     /// `steadystate`, `steadystate_duration`, `steadystate_ramp_time`.
     pub steadystate: SteadyOptions,
+    /// CPUs, nice value, NUMA placement, I/O scheduler and mounted-device writes
+    /// (`cpumask`, `cpus_allowed`, `cpus_allowed_policy`, `gtod_cpu`, `nice`, `numa_cpu_nodes`,
+    /// `numa_mem_policy`, `ioscheduler`, `allow_mounted_write`).
+    pub placement: super::placement::Placement,
 
     // ---- time ----
     /// `runtime` / `timeout`: stop after this long (`None`: no limit).
@@ -972,6 +976,7 @@ impl Default for JobOptions {
             exit_what: "group".to_string(),
             exitall_on_error: false,
             steadystate: SteadyOptions::default(),
+            placement: Default::default(),
             runtime: None,
             time_based: false,
             ramp_time: Duration::ZERO,

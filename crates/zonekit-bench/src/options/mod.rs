@@ -6,6 +6,7 @@ pub mod cmdprio;
 pub mod docs;
 pub mod engines;
 pub mod job;
+pub mod placement;
 pub mod special;
 pub mod table;
 pub mod value;

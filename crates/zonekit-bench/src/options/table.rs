@@ -4,6 +4,7 @@
 //! `docs/bench-options.md` all read this table; engine options live in [`super::engines`].
 
 use super::job::{JobOptions, RwSequencer, ZoneMode};
+use super::placement;
 use super::special;
 use super::value::{self, Value};
 
@@ -1045,8 +1046,12 @@ pub static OPTIONS: &[OptionDef] = &[
             o.verify.backlog_batch = v.as_u32();
             Ok(())
         }),
-    opt("verify_async_cpus", Kind::Special("CPU list, e.g. 0-3,6"), Category::Verify, Support::Ignored, "CPUs of the verify threads; zonekit verifies inline in the job's thread, so it has none to pin.")
-        .parent("verify_async"),
+    opt("verify_async_cpus", Kind::Special("CPU list, e.g. 0-3,6"), Category::Verify, Support::Ignored, "CPUs of fio's verify threads (`verify_async`); zonekit verifies inline in the job's thread, which has no such threads to pin (the job's own CPUs are `cpus_allowed`). The list is checked as fio checks it (`CPU N too large`).")
+        .parent("verify_async")
+        .apply(|o, v| {
+            o.placement.other_cpu_lists.push(("verify_async_cpus", v.as_text().to_string()));
+            Ok(())
+        }),
     opt("experimental_verify", Kind::Bool, Category::Verify, Support::Implemented, "Verify by replaying the job's offsets instead of a list of its writes.")
         .parent("verify")
         .apply(|o, v| {
@@ -1165,7 +1170,11 @@ pub static OPTIONS: &[OptionDef] = &[
             o.exec_postrun = Some(v.as_text().to_string());
             Ok(())
         }),
-    opt("ioscheduler", Kind::Text, Category::Process, Support::Ignored, "Switch the device's I/O scheduler before the job; zonekit leaves system settings alone."),
+    opt("ioscheduler", Kind::Text, Category::Process, Support::Implemented, "Switch the disk under each of the job's files (the file system's disk for a regular file) to this I/O scheduler as the job starts (`/sys/block/DISK/queue/scheduler`), and fail the job (`unable to set io scheduler`) if it did not take; the scheduler is left switched, as fio leaves it.")
+        .apply(|o, v| {
+            o.placement.ioscheduler = Some(v.as_text().to_string());
+            Ok(())
+        }),
     opt("zonemode", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "no zones" }, Choice { name: "strided", canon: "strided", help: "zonesize bytes of each zonerange, then skip zoneskip" }, Choice { name: "zbd", canon: "zbd", help: "zoned block device rules: writes at write pointers" }], postfix: false }, Category::Zones, Support::Implemented, "How the zone options apply: `none`, `strided` (`zonesize` bytes of each `zonerange`, then skip `zoneskip`) or `zbd` (writes at write pointers, as on a zoned block device).")
         .def("none")
         .apply(|o, v| {
@@ -1249,8 +1258,12 @@ pub static OPTIONS: &[OptionDef] = &[
             Ok(())
         }),
     opt("rwmixcycle", Kind::Removed, Category::IoType, Support::Rejected, "Removed from fio."),
-    opt("nice", Kind::Int { min: -20, max: 19 }, Category::Process, Support::Ignored, "Nice value of the job; zonekit's threads keep the process's priority.")
-        .def("0"),
+    opt("nice", Kind::Int { min: -20, max: 19 }, Category::Process, Support::Implemented, "Add this to the nice value of the job's thread as it starts (fio's `nice(N)` in each job; below 0 needs root).")
+        .def("0")
+        .apply(|o, v| {
+            o.placement.nice = v.as_int() as i32;
+            Ok(())
+        }),
     opt("prio", Kind::Int { min: 0, max: 7 }, Category::Process, Support::Implemented, "I/O priority level of the job (ioprio_set on its thread, and the priority of each io_uring I/O).")
         .apply(|o, v| {
             o.prio = v.as_u32();
@@ -1412,21 +1425,45 @@ pub static OPTIONS: &[OptionDef] = &[
             o.allow_file_create = v.as_bool();
             Ok(())
         }),
-    opt("allow_mounted_write", Kind::Bool, Category::Files, Support::Ignored, "Allow writes to a mounted block device.")
-        .def("0"),
+    opt("allow_mounted_write", Kind::Bool, Category::Files, Support::Implemented, "Let a job that writes or trims use a block device that is mounted (or whose partition, or a device built on it, is); without it the run stops before any job starts with fio's `appears mounted` line, exit code 1.")
+        .def("0")
+        .apply(|o, v| {
+            o.placement.allow_mounted_write = v.as_bool();
+            Ok(())
+        }),
     opt("pre_read", Kind::Bool, Category::Files, Support::Implemented, "Read the job's range of each file (in `bs` reads) before the job, to have it in the page cache; `invalidate` is then off.")
         .def("0")
         .apply(|o, v| {
             o.pre_read = v.as_bool();
             Ok(())
         }),
-    opt("cpumask", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Process, Support::Ignored, "CPU affinity mask of the job; zonekit does not pin threads."),
-    opt("cpus_allowed", Kind::Special("CPU list, e.g. 0-3,6"), Category::Process, Support::Ignored, "CPUs the job may run on; zonekit does not pin threads."),
-    opt("cpus_allowed_policy", Kind::Choice { choices: &[Choice { name: "shared", canon: "shared", help: "" }, Choice { name: "split", canon: "split", help: "" }], postfix: false }, Category::Process, Support::Ignored, "How `cpus_allowed` is shared between clones.")
+    opt("cpumask", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Process, Support::Implemented, "CPUs of the job's thread as a bit mask (bit N is CPU N, bits 0 to 31), set with sched_setaffinity as the job starts; a CPU the machine does not have is refused (`CPU N too large`).")
+        .apply(|o, v| {
+            o.placement.cpus_spec = Some(placement::CpusSpec::Mask(v.as_int()));
+            Ok(())
+        }),
+    opt("cpus_allowed", Kind::Special("CPU list, e.g. 0-3,6"), Category::Process, Support::Implemented, "CPUs the job's thread may run on (sched_setaffinity as the job starts), read as fio reads the list; a CPU the machine does not have is refused (`CPU N too large`), an empty set fails the job (`cpu_set_affinity`).")
+        .apply(|o, v| {
+            o.placement.cpus_spec = Some(placement::CpusSpec::List(v.as_text().to_string()));
+            Ok(())
+        }),
+    opt("cpus_allowed_policy", Kind::Choice { choices: &[Choice { name: "shared", canon: "shared", help: "every clone may run on every CPU of the mask" }, Choice { name: "split", canon: "split", help: "each job runs on one CPU of the mask: its place in the run modulo the mask's size" }], postfix: false }, Category::Process, Support::Implemented, "`shared`: every clone may use all of the `cpus_allowed` CPUs; `split`: each job of the run gets one of them (its place in the run, counted from 0, modulo their number).")
         .parent("cpus_allowed")
-        .prio(1),
-    opt("numa_cpu_nodes", Kind::Special("NUMA node list, e.g. 0-1"), Category::Process, Support::Ignored, "NUMA nodes to run on; not set by zonekit."),
-    opt("numa_mem_policy", Kind::Special("default, prefer:N, bind:N-M, interleave:N-M or local"), Category::Process, Support::Ignored, "NUMA memory policy; not set by zonekit."),
+        .prio(1)
+        .apply(|o, v| {
+            o.placement.cpus_split = v.as_text() == "split";
+            Ok(())
+        }),
+    opt("numa_cpu_nodes", Kind::Special("NUMA node list, e.g. 0-1"), Category::Process, Support::Implemented, "Run the job's thread on these NUMA nodes' CPUs (sched_setaffinity, after and instead of `cpus_allowed`), the list read as libnuma reads it (`all`, `!`, `+`); a node this process cannot use is refused with libnuma's words.")
+        .apply(|o, v| {
+            o.placement.numa_cpu_nodes_spec = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("numa_mem_policy", Kind::Special("default, prefer:N, bind:N-M, interleave:N-M or local"), Category::Process, Support::Implemented, "Memory policy of the job's thread (set_mempolicy as the job starts): `default`, `prefer:N`, `bind:NODES`, `interleave[:NODES]`, `local`; fio's messages for a bad one, and a node this process cannot use is refused.")
+        .apply(|o, v| {
+            o.placement.numa_mem_policy_spec = Some(placement::parse_mem_policy(v.as_text())?);
+            Ok(())
+        }),
     opt("gpu_dev_id", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Refused, "GPU for `mem=cudamalloc` (CUDA builds of fio only).")
         .def("0"),
     opt("end_fsync", Kind::Bool, Category::Sync, Support::Implemented, "fsync each file when the job ends.")
@@ -1558,8 +1595,12 @@ pub static OPTIONS: &[OptionDef] = &[
             o.log_compression = u64::from(v.as_u32());
             Ok(())
         }),
-    opt("log_compression_cpus", Kind::Text, Category::Logs, Support::Ignored, "CPUs of log compression; has effect only with `log_compression`.")
-        .parent("log_compression"),
+    opt("log_compression_cpus", Kind::Special("CPU list, e.g. 0-3,6"), Category::Logs, Support::Ignored, "CPUs of fio's log compression thread; zonekit compresses a job's logs in the job's own thread, so there is no thread to pin. The list is checked as fio checks it (`CPU N too large`).")
+        .parent("log_compression")
+        .apply(|o, v| {
+            o.placement.other_cpu_lists.push(("log_compression_cpus", v.as_text().to_string()));
+            Ok(())
+        }),
     opt("log_store_compressed", Kind::Bool, Category::Logs, Support::Implemented, "Write logs compressed (`.log.fz`, fio's format; `zonekit bench --inflate-log` reads them).")
         .apply(|o, v| {
             o.log_store_compressed = v.as_bool();
@@ -1748,7 +1789,11 @@ pub static OPTIONS: &[OptionDef] = &[
             o.disable_bw_measurement = v.as_bool();
             Ok(())
         }),
-    opt("gtod_cpu", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Stats, Support::Ignored, "Dedicated clock thread on this CPU; not needed here."),
+    opt("gtod_cpu", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Stats, Support::Implemented, "Keep the jobs' threads off this CPU (unless it is 0) when they have a `cpumask`/`cpus_allowed`, as fio does for its clock thread; that thread itself (fio 3.33's spins on the CPU updating a time nothing reads) is not started.")
+        .apply(|o, v| {
+            o.placement.gtod_cpu = Some(v.as_u32());
+            Ok(())
+        }),
     opt("unified_rw_reporting", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "report directions separately" }, Choice { name: "mixed", canon: "mixed", help: "report them together" }, Choice { name: "both", canon: "both", help: "report both ways" }, Choice { name: "0", canon: "none", help: "same as none" }, Choice { name: "1", canon: "mixed", help: "same as mixed" }, Choice { name: "2", canon: "both", help: "same as both" }], postfix: false }, Category::Stats, Support::Implemented, "Report reads, writes and trims as one direction named `mixed` (`mixed`), or apart and then as one (`both`), in every output format.")
         .def("none")
         .apply(|o, v| {

@@ -118,10 +118,7 @@ impl DiskUtilTracker {
     }
 
     fn add_device(&mut self, maj: u64, min: u64) -> Option<usize> {
-        let root = self.sys_block.clone();
-        let dir = find_block_dir(&root, maj, min, true)?;
-        // A partition's directory sits inside its disk's (which has `queue/`).
-        let dir = if dir.join("../queue").exists() { dir.parent()?.to_path_buf() } else { dir };
+        let dir = disk_dir_of(&self.sys_block, maj, min)?;
         self.add_dir(dir)
     }
 
@@ -238,6 +235,22 @@ pub(crate) fn device_numbers(path: &Path) -> Option<(u64, u64)> {
             Some((dev_major(m.dev()), dev_minor(m.dev())))
         }
     }
+}
+
+/// The disk's directory in `sys_block` (`/sys/block`) for device `maj:min`: its own, or its
+/// disk's for a partition (fio's `__init_per_file_disk_util`).
+fn disk_dir_of(sys_block: &Path, maj: u64, min: u64) -> Option<PathBuf> {
+    let dir = find_block_dir(sys_block, maj, min, true)?;
+    // A partition's directory sits inside its disk's (which has `queue/`).
+    if dir.join("../queue").exists() { Some(dir.parent()?.to_path_buf()) } else { Some(dir) }
+}
+
+/// The `/sys/block` directory of the disk under `path` (fio's `f->du`): a block device's own
+/// disk, the disk a regular file's file system is on (a file not created yet: its directory's);
+/// None for a file system without a disk (tmpfs) or a character device.
+pub fn sysfs_disk_dir(path: &Path) -> Option<PathBuf> {
+    let (maj, min) = device_numbers(path)?;
+    disk_dir_of(Path::new("/sys/block"), maj, min)
 }
 
 /// fio's `find_block_dir`: the directory under `path` whose `dev` file holds `maj:min`.

@@ -191,6 +191,20 @@ fn fail(run: &JobRun, started: SystemTime, errno: i32, msg: String) -> JobOutcom
     }
 }
 
+/// A clone whose placement (CPUs, NUMA, nice, I/O scheduler) failed as it started: fio's error,
+/// after the lines printed so far.
+fn placement_failed(
+    run: &JobRun,
+    started: SystemTime,
+    f: crate::run::placement::JobFailure,
+    mut log: Vec<String>,
+) -> JobOutcome {
+    let mut o = fail(run, started, f.errno, f.msg);
+    log.extend(f.log);
+    o.log = log;
+    o
+}
+
 /// A clone that failed zone setup: fio's lines (those for standard output printed now, as fio
 /// prints them), and the job error if fio records one.
 fn setup_failed(run: &JobRun, e: SetupError, note: &NoteSink) -> JobOutcome {
@@ -988,6 +1002,17 @@ pub async fn run_prepared<C: Clock>(
         }
     }
 
+    // fio's thread_main places the job's thread first: its CPUs, then its NUMA nodes and memory
+    // policy (not in simulated time, where jobs share a thread). Lines fio prints and goes on
+    // after are kept for the end.
+    let mut pre_log: Vec<String> = Vec::new();
+    if clock.as_real().is_some() {
+        match crate::run::placement::apply_cpus(&opts.placement, run.thread_number) {
+            Ok(lines) => pre_log.extend(lines),
+            Err(f) => return placement_failed(&run, started, f, pre_log),
+        }
+    }
+
     // fio's fio_pin_memory: lockmem bytes locked until the job's I/O ends, at most the RAM
     // less 128 MiB.
     let mut locked = None;
@@ -1009,6 +1034,31 @@ pub async fn run_prepared<C: Clock>(
 
     if let Some(j) = &jt {
         j.mem_init();
+    }
+
+    // fio's thread_main sets the job's nice value and switches its disks' I/O scheduler before
+    // exec_prerun; a scheduler that does not take ends the job.
+    if clock.as_real().is_some()
+        && let Err(f) = crate::run::placement::apply_nice(&opts.placement)
+    {
+        return placement_failed(&run, started, f, pre_log);
+    }
+    if let Some(name) = &opts.placement.ioscheduler
+        && opts.disk_util
+        && !sizing::diskless(&opts)
+        && !sizing::file_ops(&opts)
+    {
+        // fio's f->du: the disk under each file (none for zonekit's devices, tmpfs, or
+        // disk_util=0, which fio skips).
+        let disks: Vec<Option<PathBuf>> = files
+            .iter()
+            .zip(&devices)
+            .map(|(f, d)| if d.is_some() { None } else { crate::output::disk::sysfs_disk_dir(&f.path) })
+            .collect();
+        match crate::run::placement::switch_ioscheduler(name, disks.iter().map(|d| d.as_deref())) {
+            Ok(lines) => pre_log.extend(lines),
+            Err(f) => return placement_failed(&run, started, f, pre_log),
+        }
     }
 
     // fio's thread_main runs exec_prerun once the files are laid out; when it fails the job
@@ -1394,7 +1444,8 @@ pub async fn run_prepared<C: Clock>(
             break;
         }
     }
-    end.log = log;
+    pre_log.append(&mut log);
+    end.log = pre_log;
     if verifying_writer && opts.verify.state_save {
         let issued = end.verify.as_ref().map_or(0, |v| v.writes_issued());
         if let Some(v) = &end.verify {

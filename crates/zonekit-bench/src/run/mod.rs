@@ -12,6 +12,7 @@
 
 pub mod buffers;
 pub mod executor;
+pub mod host;
 pub mod idle;
 pub mod io_loop;
 pub mod iolog;
@@ -19,6 +20,7 @@ pub mod job_thread;
 pub mod job_trace;
 pub mod locks;
 pub mod pacing;
+pub mod placement;
 pub mod sim;
 pub mod sizing;
 pub mod steady;
@@ -973,6 +975,23 @@ fn check_outputs(jobs: &[BenchJob], settings: &RunSettings) -> Result<(), String
     Ok(())
 }
 
+/// fio's `check_mount_writes` over every clone of the run: the line for the first block device
+/// a job that writes or trims names while a mounted file system sits on it (unless the job sets
+/// `allow_mounted_write`).
+fn mounted_write(jobs: &[BenchJob]) -> Option<String> {
+    let clones = jobs.iter().filter(|j| !crate::run::sizing::diskless(&j.opts)).flat_map(|j| {
+        let o = &j.opts;
+        (0..o.numjobs.max(1)).map(move |jobnum| {
+            let files = crate::run::sizing::file_paths(o, jobnum)
+                .into_iter()
+                .filter(|p| !crate::target::is_device_spec(&p.to_string_lossy()))
+                .collect();
+            (o.rw.writes() || o.rw.trims(), o.placement.allow_mounted_write, files)
+        })
+    });
+    host::mounted_write(clones)
+}
+
 /// The line for a job's error: fio's `pid=…, err=…/file:…, func=…` for an error recorded as
 /// fio's `td_verror` does (`file:` and `func=` messages), the message itself otherwise.
 fn verror_line(pid: u32, errno: i32, msg: &str) -> String {
@@ -1119,6 +1138,12 @@ pub fn execute(
     };
     write(&before);
     write(&crate::run::tracing::calibration_lines(settings.debug, main_pid));
+    // fio's run_threads: no job starts while one that writes names a block device with a mounted
+    // file system on it (fio prints an empty report and exits 0; the run has failed here).
+    if let Some(line) = mounted_write(jobs) {
+        let _ = writeln!(err, "zonekit: {line}");
+        return RunResult { exit_code: 1 };
+    }
     let helper = Helper::start(&tracer);
     write(&after);
     crate::sys::catch_terminating_signals();
