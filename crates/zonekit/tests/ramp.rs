@@ -74,4 +74,30 @@ mod needs_tools {
             }
         }
     }
+
+    /// fio notices the end of the ramp as an I/O is sent (`io_u_queued`), not only as one
+    /// completes: `libaio` on a buffered file does its I/O inside `io_submit`, so the ramp mostly
+    /// ends there, and the I/Os then in flight, the one just sent included, are the whole
+    /// queue: `io_bytes` is `(total_ios + 32) × bs` at `iodepth=32` (31 when a completion
+    /// notices it first). zonekit used to notice it only between its rounds: always 31.
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn a_full_queue_counts_its_bytes_when_the_ramp_ends_at_a_submission() {
+        require_fio();
+        let mut job = FILE_JOB;
+        job[4] = "--iodepth=32";
+        for program in ["fio", zonekit()] {
+            let dir = tempfile::tempdir().unwrap();
+            let (doc, o) = run(program, &job, dir.path());
+            common::ok(&o);
+            let extra: Vec<u64> = (0..2)
+                .map(|i| {
+                    let (bytes, ios, ..) = write(&doc, i);
+                    bytes / 4096 - ios
+                })
+                .collect();
+            assert!(extra.iter().all(|e| (31..=32).contains(e)), "{program}: {extra:?}");
+            assert!(extra.contains(&32), "{program}: {extra:?}: the ramp ended at a submission in neither job");
+        }
+    }
 }

@@ -273,7 +273,16 @@ struct Core<'a, C: Clock> {
     clock: C,
     /// Offset of the statistics epoch from the clock's origin (moves at the end of the ramp).
     epoch_ns: u64,
+    /// Nothing counts yet (fio's `!ramp_time_over`), or the ramp ended at a completion or a
+    /// submission not long ago and the job has not moved on to its next I/O (`ramp_tail`).
     ramping: bool,
+    /// The ramp is over and every statistic started again, but fio's runstate is still
+    /// `TD_RAMP` until its next I/O: the completions reaped meanwhile count their bytes, not
+    /// their latencies (`should_account`).
+    ramp_tail: bool,
+    /// Completions count their bytes only: the engine times its own calls (`own_latencies`), or
+    /// the ramp's tail.
+    bytes_only: bool,
     slots: Vec<Slot>,
     free: Vec<u32>,
     /// Queued and not yet sent to the engine.
@@ -364,6 +373,39 @@ impl<C: Clock> Core<'_, C> {
         }
     }
 
+    /// fio's `ramp_time_over`, asked at `now` as each I/O completes and (with submission
+    /// latencies on) as each is sent: once the ramp's time has passed, every statistic starts
+    /// again (`reset_all_stats`), the epoch is now, and the runtime counts from it
+    /// (`runtime_exceeded` reads the reset `td->epoch`), so an end of ramp noticed late moves the
+    /// deadline with it. The ramp's tail starts ([`Core::ramp_tail`]). Whether it ended now.
+    fn end_ramp_if_over(&mut self, now: u64) -> bool {
+        let ramp = self.cfg.ramp.as_nanos() as u64;
+        let since = now.saturating_sub(self.start_ns);
+        if since < ramp {
+            return false;
+        }
+        if let Some(dl) = self.cfg.deadline.as_mut() {
+            *dl += Duration::from_nanos(since - ramp);
+        }
+        self.epoch_ns = now;
+        self.stats.restart();
+        set_log_epoch(self.stats, &self.clock, now);
+        self.progress.state.store(2, Ordering::Relaxed);
+        self.ramp_tail = true;
+        self.bytes_only = true;
+        true
+    }
+
+    /// The job moves on to its next I/O after the end of its ramp (fio's `TD_RUNNING`): from
+    /// now on everything counts.
+    fn leave_ramp(&mut self) {
+        if self.ramp_tail {
+            self.ramping = false;
+            self.ramp_tail = false;
+            self.bytes_only = self.own_latencies;
+        }
+    }
+
     fn flush_progress(&mut self) {
         let bytes = self.stats.io_bytes();
         let ios = self.stats.io_blocks();
@@ -405,10 +447,16 @@ impl<C: Clock> Core<'_, C> {
             self.error.get_or_insert((errno, format!("io_u commit error: {e}")));
         }
         let t = self.now();
+        if self.ramping && !self.ramp_tail && !self.stats.config().disable_slat {
+            // fio's io_u_queued asks whether the ramp is over as it records each submission
+            // latency: the I/Os sent now count those and their bytes, not their I/Os.
+            self.end_ramp_if_over(t);
+        }
+        let counting = !self.ramping || self.ramp_tail;
         for &tag in &self.pending {
             let slot = &mut self.slots[tag as usize];
             slot.issue = t;
-            if let (Some(io), false) = (slot.io, self.ramping)
+            if let (Some(io), true) = (slot.io, counting)
                 && let Some(d) = stat_ddir(io.dir)
             {
                 let now = t.saturating_sub(self.epoch_ns);
@@ -418,7 +466,7 @@ impl<C: Clock> Core<'_, C> {
                 }
             }
         }
-        if !self.ramping {
+        if counting {
             self.stats.submitted(n);
         }
         self.pending.clear();
@@ -463,7 +511,7 @@ impl<C: Clock> Core<'_, C> {
             self.reaped = reaped;
             return;
         }
-        if !self.ramping {
+        if !self.ramping || self.ramp_tail {
             self.stats.completed(reaped.len() as u32);
         }
         for c in reaped.drain(..) {
@@ -510,8 +558,15 @@ impl<C: Clock> Core<'_, C> {
                 self.check_latency(&io, done.saturating_sub(start));
             }
         }
-        if self.ramping {
-            return;
+        if self.ramping && !self.ramp_tail {
+            // fio asks whether the ramp is over at each completion (`should_account`): the one
+            // that finds it over adds its bytes before every statistic starts again, so only
+            // its error would count, as during the ramp.
+            let now = self.now();
+            self.end_ramp_if_over(now);
+            if res >= 0 {
+                return;
+            }
         }
         let now = done.saturating_sub(self.epoch_ns);
         let start = start.max(self.epoch_ns);
@@ -534,7 +589,7 @@ impl<C: Clock> Core<'_, C> {
             None => {
                 if res < 0 {
                     self.fail(io, res);
-                } else {
+                } else if !self.ramp_tail {
                     self.stats.sync_done(done - issue);
                 }
             }
@@ -558,7 +613,7 @@ impl<C: Clock> Core<'_, C> {
                 if bytes < io.len && !self.moves_no_data {
                     self.stats.short_io(d);
                 }
-                if self.own_latencies {
+                if self.bytes_only {
                     self.stats.io_done_unmeasured(d, bytes);
                 } else {
                     // The submission latency was recorded at commit.
@@ -761,6 +816,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             core: Core {
                 moves_no_data,
                 own_latencies,
+                bytes_only: own_latencies,
                 submit_all,
                 engine,
                 stats,
@@ -768,6 +824,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 clock,
                 epoch_ns,
                 ramping,
+                ramp_tail: false,
                 slots: vec![Slot::default(); depth as usize],
                 free: (0..depth).rev().collect(),
                 pending: Vec::with_capacity(depth as usize),
@@ -927,6 +984,8 @@ impl<'a, C: Clock> JobLoop<'a, C> {
     pub fn continue_from(mut self, epoch_ns: u64) -> Self {
         self.core.epoch_ns = epoch_ns;
         self.core.ramping = false;
+        self.core.ramp_tail = false;
+        self.core.bytes_only = self.core.own_latencies;
         self.core.progress.state.store(2, Ordering::Relaxed);
         self
     }
@@ -953,20 +1012,11 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         {
             self.exhausted = true;
         }
-        if c.ramping && now.saturating_sub(start) >= c.cfg.ramp.as_nanos() as u64 {
-            // fio resets every statistic at the end of the ramp: the epoch starts again, and
-            // the runtime counts from it (fio's `runtime_exceeded` reads the reset `td->epoch`),
-            // so an end of ramp noticed late moves the deadline with it.
-            let late = now.saturating_sub(start).saturating_sub(c.cfg.ramp.as_nanos() as u64);
-            if let Some(dl) = c.cfg.deadline.as_mut() {
-                *dl += Duration::from_nanos(late);
-            }
-            c.ramping = false;
-            c.epoch_ns = now;
-            *c.stats = ThreadStats::new(c.stats.config());
-            set_log_epoch(c.stats, &c.clock, now);
+        if c.ramp_tail {
+            // The end of the ramp was noticed at a completion or a submission (fio asks
+            // nowhere else): the job moves on.
+            c.leave_ramp();
             self.next_tick = 0;
-            c.progress.state.store(2, Ordering::Relaxed);
         }
         let rel = now.saturating_sub(c.epoch_ns);
         if c.progress.snapshot_wanted.load(Ordering::Relaxed) {
@@ -1194,6 +1244,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
         if self.core.paced {
             self.core.pacer.issued(dir, len);
+        }
+        if self.core.ramping && self.core.ramp_tail {
+            self.core.leave_ramp();
         }
         if !self.core.ramping {
             match stat_ddir(dir) {
@@ -1503,7 +1556,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     self.core.quiesce().await;
                     let c = &mut self.core;
                     c.epoch_ns = c.now();
-                    *c.stats = ThreadStats::new(c.stats.config());
+                    c.stats.restart();
                     self.next_tick = 0;
                     let (now, ios) = (self.core.now_us(), self.core.completed_rw);
                     self.core.pacer.new_window(now, ios);
@@ -1531,6 +1584,23 @@ mod tests {
         fail_at: Option<u64>,
         /// I/Os queued while one overlapping them was in flight.
         overlaps: u32,
+        /// The clock of [`TickClock`]: each I/O sent takes this many ns of it.
+        clock: Option<(Arc<AtomicU64>, u64)>,
+    }
+
+    /// A clock that only moves when the engine sends I/Os (or the job sleeps): the loop's
+    /// decisions in time are then the same at each run.
+    #[derive(Clone, Default)]
+    struct TickClock(Arc<AtomicU64>);
+
+    impl Clock for TickClock {
+        fn now_ns(&self) -> u64 {
+            self.0.load(Ordering::Relaxed)
+        }
+        fn sleep_until(&self, t_ns: u64) -> impl Future<Output = ()> + Send + '_ {
+            self.0.fetch_max(t_ns, Ordering::Relaxed);
+            std::future::ready(())
+        }
     }
 
     impl MemEngine {
@@ -1543,6 +1613,7 @@ mod tests {
                 submitted: VecDeque::new(),
                 fail_at: None,
                 overlaps: 0,
+                clock: None,
             }
         }
 
@@ -1587,6 +1658,9 @@ mod tests {
         }
         fn commit(&mut self) -> std::io::Result<usize> {
             let n = self.queued.len();
+            if let Some((t, ns)) = &self.clock {
+                t.fetch_add(n as u64 * ns, Ordering::Relaxed);
+            }
             self.submitted.extend(self.queued.drain(..));
             Ok(n)
         }
@@ -1741,5 +1815,53 @@ mod tests {
         assert_eq!(msg, "io_u error on file f: Input/output error: write offset=8192, buflen=4096");
         assert!(js.io_bytes[1] < 1 << 20);
         assert_eq!(js.error, libc::EIO);
+    }
+
+    /// fio asks whether `ramp_time` is over as each I/O is sent (`io_u_queued`, when it records
+    /// submission latencies) and as each completes (`should_account`). Found at a submission,
+    /// the I/O just sent and those in flight (`iodepth` in all) count their bytes and not their
+    /// I/Os; found at a completion, that one's bytes go with the reset, and the others reaped
+    /// with it count their bytes but no latency (fio's runstate is still `TD_RAMP`). 256 I/Os
+    /// at depth 8, each taking 1 µs of the clock as it is sent; the ramp ends during the 51st.
+    #[test]
+    fn the_end_of_the_ramp_is_noticed_where_fio_notices_it() {
+        // (disable_slat, iodepth_batch_complete_max, bytes without I/Os, completions without latency)
+        for (disable_slat, reap_max, extra, tail) in [(false, 1, 8, 1), (true, 1, 7, 0), (true, 8, 7, 7)] {
+            let clock = TickClock::default();
+            let mut e = MemEngine::new(false, 8, 1 << 20);
+            e.clock = Some((clock.0.clone(), 1000));
+            let mut w = Workload::new(spec(true, 1 << 20));
+            let mut st = ThreadStats::new(&StatsConfig { disable_slat, ..Default::default() });
+            let c = LoopConfig { ramp: Duration::from_nanos(50_500), batch_complete_max: reap_max, ..cfg(8) };
+            let lp = JobLoop::new(&mut e, &mut w, &mut st, c, Arc::default(), Arc::default(), clock, vec![None]);
+            let end = crate::run::executor::block_on(lp.run());
+            assert_eq!(end.error, None);
+            let js = st.finish(end.io_runtime_ns, end.io_runtime_ns, Default::default());
+            let (ios, blocks) = (js.total_io_u[1], js.io_bytes[1] / 4096);
+            let what = format!("disable_slat={disable_slat} reap_max={reap_max}");
+            assert!(ios < 210, "{what}: {ios} I/Os after the ramp");
+            assert_eq!(blocks - ios, extra, "{what}");
+            assert_eq!(js.clat_stat[1].summary().unwrap().samples, blocks - tail, "{what}");
+            let slat = js.slat_stat[1].summary().map_or(0, |s| s.samples);
+            assert_eq!(slat, if disable_slat { 0 } else { ios + 1 }, "{what}: the I/O that found the ramp over");
+        }
+    }
+
+    /// An I/O that fails during `ramp_time` fails the job, as in fio (its completion handling
+    /// does not depend on the ramp): the ramp only keeps the statistics from counting.
+    #[test]
+    fn an_error_during_the_ramp_stops_the_job() {
+        let clock = TickClock::default();
+        let mut e = MemEngine::new(false, 4, 1 << 20);
+        e.clock = Some((clock.0.clone(), 1000));
+        e.fail_at = Some(8192);
+        let mut w = Workload::new(spec(false, 1 << 20));
+        let mut st = ThreadStats::new(&StatsConfig::default());
+        let c = LoopConfig { ramp: Duration::from_millis(10), ..cfg(4) };
+        let lp = JobLoop::new(&mut e, &mut w, &mut st, c, Arc::default(), Arc::default(), clock, vec![None]);
+        let end = crate::run::executor::block_on(lp.run());
+        let (errno, msg) = end.error.expect("the failed write ends the job");
+        assert_eq!(errno, libc::EIO);
+        assert!(msg.contains("write offset=8192"), "{msg}");
     }
 }
