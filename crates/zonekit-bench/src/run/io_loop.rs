@@ -169,6 +169,10 @@ pub struct LoopEnd {
     pub io_runtime_ns: u64,
     /// The epoch: the clock reading the statistics count from (the end of `ramp_time`).
     pub epoch_ns: u64,
+    /// The clock reading at which the job's runtime ends (`runtime`, from the end of the ramp
+    /// as noticed), if it has one: what later phases of the job (verify, the next of `loops`)
+    /// stop at.
+    pub deadline_ns: Option<u64>,
     /// The first fatal error, as fio reports it (`io_u error on file …`), with its errno.
     pub error: Option<(i32, String)>,
     /// Lines fio would print with `log_err` while the job ran (zone policy messages), as
@@ -971,6 +975,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         LoopEnd {
             io_runtime_ns: end.saturating_sub(c.epoch_ns),
             epoch_ns: c.epoch_ns,
+            deadline_ns: c.cfg.deadline.map(|d| start.saturating_add(d.as_nanos() as u64)),
             error: c.error.take(),
             log: std::mem::take(&mut c.log),
             verify: c.verify.take(),

@@ -5,7 +5,7 @@
 
 use crate::options::engines;
 use crate::options::job::{JobOptions, SizeSpec, ZoneMode};
-use crate::run::io_loop::{JobLoop, LoopEnd, Progress};
+use crate::run::io_loop::{JobLoop, LoopConfig, LoopEnd, Progress};
 use crate::run::sizing::{self, FileInfo, PlannedFile};
 use crate::stats::{CpuTimes, JobStats, ThreadStats, log::LogKind, log::log_file_name};
 use crate::sys::thread_rusage;
@@ -629,6 +629,17 @@ fn reopen_unlinked(
     Ok(())
 }
 
+/// The loop configuration of a phase of a job (a write pass, a verify pass) that goes on from
+/// the epoch `epoch` (`None`: the job's first, which ramps): its deadline is the job's, as the
+/// first phase's end of ramp moved it (`deadline_at`, a clock reading), counted from the epoch.
+fn phase_config(cfg: &LoopConfig, epoch: Option<u64>, deadline_at: Option<u64>) -> LoopConfig {
+    let mut c = cfg.clone();
+    if let (Some(e), Some(at)) = (epoch, deadline_at) {
+        c.deadline = Some(std::time::Duration::from_nanos(at.saturating_sub(e)));
+    }
+    c
+}
+
 /// Reads `local-<job>-<index>-verify.state`; the error is fio's lines.
 fn load_verify_state(job: &str, index: u64) -> Result<VerifyState, Vec<String>> {
     let name = vstate::file_name(job, index);
@@ -1041,9 +1052,13 @@ pub async fn run_prepared<C: Clock>(
     let mut phase_runtime: Option<(u64, u64)> = None;
     let mut log: Vec<String> = Vec::new();
     let mut epoch: Option<u64> = None;
+    // When the job's runtime ends, once its first loop has run: the end of its ramp as noticed
+    // plus `runtime` (fio's `runtime_exceeded` counts from the reset `td->epoch` in every phase).
+    let mut deadline_at: Option<u64> = None;
     let mut end = LoopEnd {
         io_runtime_ns: 0,
         epoch_ns: t0,
+        deadline_ns: None,
         error: None,
         log: Vec::new(),
         verify: jv.take(),
@@ -1066,6 +1081,7 @@ pub async fn run_prepared<C: Clock>(
             LoopEnd {
                 io_runtime_ns: 0,
                 epoch_ns: phase_start,
+                deadline_ns: None,
                 error: None,
                 log: Vec::new(),
                 verify: Some(v),
@@ -1087,7 +1103,7 @@ pub async fn run_prepared<C: Clock>(
                 engine.as_mut(),
                 &mut workload,
                 &mut stats,
-                loop_cfg.clone(),
+                phase_config(&loop_cfg, epoch, deadline_at),
                 terminate.clone(),
                 progress.clone(),
                 clock.clone(),
@@ -1100,6 +1116,7 @@ pub async fn run_prepared<C: Clock>(
             lp.with_verify(end.verify.take()).run().await
         };
         let e0 = *epoch.get_or_insert(end.epoch_ns);
+        deadline_at = deadline_at.or(end.deadline_ns);
         let write_ns =
             if round == 0 { end.io_runtime_ns } else { (e0 + end.io_runtime_ns).saturating_sub(phase_start) };
         log.append(&mut end.log);
@@ -1111,8 +1128,7 @@ pub async fn run_prepared<C: Clock>(
         let verify_now =
             wrote && verifying_writer && opts.do_verify && end.error.is_none() && !terminate.load(Ordering::Relaxed);
         let Some(mut v) = end.verify.take().filter(|_| verify_now) else {
-            let past_deadline =
-                loop_cfg.deadline.is_some_and(|d| clock.now_ns().saturating_sub(e0) >= d.as_nanos() as u64);
+            let past_deadline = deadline_at.is_some_and(|at| clock.now_ns() >= at);
             if unlink_rounds
                 && !verifying_writer
                 && end.error.is_none()
@@ -1141,7 +1157,7 @@ pub async fn run_prepared<C: Clock>(
             engine.as_mut(),
             &mut workload,
             &mut stats,
-            loop_cfg.clone(),
+            phase_config(&loop_cfg, Some(e0), deadline_at),
             terminate.clone(),
             progress.clone(),
             clock.clone(),
@@ -1159,7 +1175,8 @@ pub async fn run_prepared<C: Clock>(
         let read_ns = (e0 + end.io_runtime_ns).saturating_sub(read_start);
         let (w, r) = phase_runtime.unwrap_or((0, 0));
         phase_runtime = Some((if opts.verify.only { 0 } else { w + write_ns }, r + read_ns));
-        let past_deadline = loop_cfg.deadline.is_some_and(|d| clock.now_ns().saturating_sub(e0) >= d.as_nanos() as u64);
+        deadline_at = deadline_at.or(end.deadline_ns);
+        let past_deadline = deadline_at.is_some_and(|at| clock.now_ns() >= at);
         if end.error.is_some() || terminate.load(Ordering::Relaxed) || past_deadline {
             break;
         }
