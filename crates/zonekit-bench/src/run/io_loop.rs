@@ -781,6 +781,9 @@ pub struct JobLoop<'a, C: Clock> {
     next_tick: u64,
     /// An I/O the engine answered `Busy` to: it goes again after a commit and a reap.
     retry: Option<Issue>,
+    /// The priority `retry` drew (`cmdprio`; `Some(None)`: the job's), when the engine answered
+    /// it busy: it keeps it when queued again.
+    busy_prio: Option<Option<IoPrio>>,
     /// Nothing to wait for or place before an I/O (no zones, pacing, verify or replay): the next
     /// I/O is the workload's, taken without the general path's futures (set by `run`).
     plain: bool,
@@ -863,6 +866,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             filling: true,
             next_tick: 0,
             retry: None,
+            busy_prio: None,
             plain: false,
         }
     }
@@ -1181,6 +1185,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
     /// zone policy turned into a zone reset.
     async fn submit(&mut self, tag: u32, issue: &Issue) -> Queued {
         let io = issue.io;
+        let drawn = self.busy_prio.take();
         if io.dir == Dir::Trim
             && let Some(zj) = self.core.zone_of(&io).cloned()
             && let Some(r) = zj.trim(&Core::<C>::zone_io(&io), &mut self.core).await
@@ -1199,15 +1204,17 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
         let lock = self.core.cfg.file_locks.get(io.file).cloned().flatten();
         let _held = lock.as_ref().map(|l| l.hold(io.dir == Dir::Read));
-        // fio's cmdprio: a read or write may take a priority of its own.
-        let pick = match (self.core.cfg.cmdprio.as_mut(), io.dir) {
-            (Some(c), Dir::Read) => c.pick(0, io.len),
-            (Some(c), Dir::Write) => c.pick(1, io.len),
+        // fio's cmdprio: a read or write may take a priority of its own. fio's engines answer
+        // busy before they draw it, so an I/O queued again keeps the one it drew.
+        let prio = match (drawn, self.core.cfg.cmdprio.as_mut(), io.dir) {
+            (Some(p), ..) => p,
+            (None, Some(c), Dir::Read) => c.pick(0, io.len).map(|p| IoPrio { ioprio: p.prio, index: p.index }),
+            (None, Some(c), Dir::Write) => c.pick(1, io.len).map(|p| IoPrio { ioprio: p.prio, index: p.index }),
             _ => None,
         };
-        self.core.io_prio = pick.map(|p| IoPrio { ioprio: p.prio, index: p.index });
-        match pick {
-            Some(p) => self.core.engine.queue_prio(&eio, p.prio),
+        self.core.io_prio = prio;
+        match prio {
+            Some(p) => self.core.engine.queue_prio(&eio, p.ioprio),
             None => self.core.engine.queue(&eio),
         }
     }
@@ -1424,6 +1431,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     } else {
                         // fio requeues it and commits what is queued.
                         self.retry = Some(issue);
+                        self.busy_prio = Some(self.core.io_prio.take());
                         self.core.commit();
                     }
                     return;
@@ -1589,6 +1597,12 @@ mod tests {
         fail_at: Option<u64>,
         /// I/Os queued while one overlapping them was in flight.
         overlaps: u32,
+        /// Answer every Nth `queue` busy (while something is queued or in flight), as fio's
+        /// engines do when their ring is full (0: never).
+        busy_every: u32,
+        queue_calls: u32,
+        /// Each read and write queued: its offset and the priority it was given.
+        prios: Vec<(u64, Option<u16>)>,
         /// The clock of [`TickClock`]: each I/O sent takes this many ns of it.
         clock: Option<(Arc<AtomicU64>, u64)>,
     }
@@ -1618,6 +1632,9 @@ mod tests {
                 submitted: VecDeque::new(),
                 fail_at: None,
                 overlaps: 0,
+                busy_every: 0,
+                queue_calls: 0,
+                prios: Vec::new(),
                 clock: None,
             }
         }
@@ -1650,6 +1667,17 @@ mod tests {
             &mut self.bufs[tag as usize]
         }
         fn queue(&mut self, io: &Io) -> Queued {
+            self.queue_prio(io, u16::MAX)
+        }
+        fn queue_prio(&mut self, io: &Io, ioprio: u16) -> Queued {
+            self.queue_calls += 1;
+            let busy = !self.queued.is_empty() || !self.submitted.is_empty();
+            if self.busy_every > 0 && self.queue_calls.is_multiple_of(self.busy_every) && busy {
+                return Queued::Busy;
+            }
+            if matches!(io.ddir, Ddir::Read | Ddir::Write) {
+                self.prios.push((io.offset, (ioprio != u16::MAX).then_some(ioprio)));
+            }
             if self.sync {
                 Queued::Completed(self.exec(io))
             } else {
@@ -1868,5 +1896,30 @@ mod tests {
         let (errno, msg) = end.error.expect("the failed write ends the job");
         assert_eq!(errno, libc::EIO);
         assert!(msg.contains("write offset=8192"), "{msg}");
+    }
+
+    /// When the engine answers busy, fio requeues the I/O, which draws no new priority: its
+    /// engines answer busy before `cmdprio` picks one. The same job gives each I/O the same
+    /// priority whether or not some were answered busy.
+    #[test]
+    fn an_io_answered_busy_keeps_the_priority_it_drew() {
+        let prios = |busy_every: u32| {
+            let mut e = MemEngine::new(false, 8, 1 << 20);
+            e.busy_every = busy_every;
+            let o = crate::options::cmdprio::CmdprioOptions { percentage: [0, 30], ..Default::default() };
+            let rng = crate::rng::FioRand::new(7, false);
+            let c = LoopConfig { cmdprio: CmdPrio::new(&o, 0, false, true, rng), ..cfg(8) };
+            let (js, end) = run_with(&mut e, c, true);
+            assert_eq!(end.error, None);
+            assert_eq!(js.total_io_u[1], 256);
+            (e.prios, e.queue_calls)
+        };
+        let (plain, calls) = prios(0);
+        let (busy, busy_calls) = prios(3);
+        assert_eq!(calls, 256);
+        assert!(busy_calls > 300, "{busy_calls} queue calls: some were answered busy");
+        let given = plain.iter().filter(|(_, p)| p.is_some()).count();
+        assert!((40..120).contains(&given), "{given} of 256 with a priority of their own");
+        assert_eq!(plain, busy);
     }
 }
