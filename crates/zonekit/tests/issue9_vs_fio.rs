@@ -120,6 +120,55 @@ mod needs_tools {
         assert_eq!(zf, ff);
     }
 
+    /// The system calls named in `calls` that `program` made with `args` under strace, one
+    /// line each, and its report.
+    fn traced(program: &str, args: &[&str], dir: &Path, calls: &str) -> (Value, Vec<String>) {
+        let trace = dir.join("trace");
+        let trace_s = trace.to_str().unwrap().to_string();
+        let filter = format!("trace={calls}");
+        let mut full = vec!["-f", "-qq", "-e", filter.as_str(), "-o", trace_s.as_str(), program];
+        if program == zonekit() {
+            full.push("bench");
+        }
+        let (doc, o) = run("strace", &[full.as_slice(), args].concat(), dir);
+        assert!(o.status.success(), "strace {program}: {}", String::from_utf8_lossy(&o.stderr));
+        let text = std::fs::read_to_string(&trace).expect("strace is installed and wrote its trace");
+        std::fs::remove_file(&trace).unwrap();
+        (doc, text.lines().map(str::to_string).collect())
+    }
+
+    /// Between two loops fio closes and unlinks the files, then opens them again, keeping its
+    /// engine: one `io_setup` (libaio) or `io_uring_setup` for the three loops. zonekit used to
+    /// set a new engine up for each loop.
+    #[test]
+    #[ignore]
+    fn unlink_each_loop_keeps_the_engine_as_fio() {
+        require_fio();
+        for (engine, call) in [("libaio", "io_setup"), ("io_uring", "io_uring_setup")] {
+            let e = format!("--ioengine={engine}");
+            let args = [
+                "--name=j",
+                "--directory=.",
+                "--rw=write",
+                "--bs=4k",
+                "--size=64k",
+                "--loops=3",
+                "--unlink_each_loop=1",
+                "--iodepth=4",
+                e.as_str(),
+            ];
+            for program in ["fio", zonekit()] {
+                let dir = tempfile::tempdir().unwrap();
+                let (doc, lines) = traced(program, &args, dir.path(), call);
+                assert_eq!(counts(&doc, 0, "write"), (196608, 48), "{program} {engine}");
+                assert_eq!(error(&doc, 0), 0, "{program} {engine}");
+                let setups = lines.iter().filter(|l| l.contains(&format!("{call}("))).count();
+                assert_eq!(setups, 1, "{program} {engine}: {lines:?}");
+                assert_eq!(files_left(dir.path()), vec![("j.0.0".to_string(), 65536)], "{program} {engine}");
+            }
+        }
+    }
+
     /// A random writer over two files, with `unlink=1` too: nothing is left.
     #[test]
     #[ignore]

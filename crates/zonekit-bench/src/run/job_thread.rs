@@ -591,15 +591,14 @@ fn open_spec(opts: &JobOptions) -> OpenSpec {
 }
 
 /// `unlink_each_loop` between two loops (fio's `clear_io_state` then `unlink_all_files`): the
-/// engine and its files are closed, the regular files unlinked, then opened again (a writing job
-/// creates them anew, empty; a reading one fails to open them, as in fio) with a new engine,
-/// which replaces `engine` (the old one is closed then). The error is the errno and the line the job ends with.
+/// regular files are unlinked, then opened again (a writing job creates them anew, empty; a
+/// reading one fails to open them, as in fio) and handed to the same engine, which closes the
+/// old ones. The error is the errno and the line the job ends with.
 fn reopen_unlinked(
     opts: &JobOptions,
     files: &[PlannedFile],
     engine: &mut Box<dyn zonekit_blk::Engine>,
     handles: &mut Vec<File>,
-    real: RealClock,
 ) -> Result<(), (i32, String)> {
     handles.clear();
     for f in files.iter().filter(|f| !f.is_block) {
@@ -616,17 +615,8 @@ fn reopen_unlinked(
         }
         fds.push(fd);
     }
-    let kind = engines::blk_engine(opts)
-        .ok_or_else(|| (libc::EINVAL, format!("ioengine {}: not run by zonekit on files", opts.ioengine)))?;
-    let config = EngineConfig {
-        depth: opts.iodepth.max(1),
-        buffer_size: sizing::max_block_size(opts) as usize,
-        buffer_align: 4096,
-        files: fds,
-        clock: real,
-    };
-    *engine = zonekit_blk::open_engine(kind, config).map_err(|e| (e.errno(), e.to_string()))?;
-    Ok(())
+    // fio keeps its engine (its ring, its AIO context): only the files are new.
+    engine.reopen_files(fds).map_err(|e| (e.errno(), e.to_string()))
 }
 
 /// The loop configuration of a phase of a job (a write pass, a verify pass) that goes on from
@@ -1094,7 +1084,7 @@ pub async fn run_prepared<C: Clock>(
             }
             if round > 0
                 && unlink_rounds
-                && let Err(e) = reopen_unlinked(&opts, &files, &mut engine, &mut handles, real)
+                && let Err(e) = reopen_unlinked(&opts, &files, &mut engine, &mut handles)
             {
                 end.error = Some(e);
                 break;

@@ -117,6 +117,14 @@ impl Engine for FsOpEngine {
         true
     }
 
+    /// The engine has names, not files: each file's call is made again at its next use, as
+    /// fio makes it each time it opens the file.
+    fn reopen_files(&mut self, files: Vec<std::os::fd::OwnedFd>) -> Result<(), EngineError> {
+        drop(files);
+        self.done.iter_mut().for_each(|d| *d = false);
+        Ok(())
+    }
+
     fn buffer(&mut self, tag: u32) -> &mut [u8] {
         self.bufs.get_mut(tag as usize).expect("slot out of range")
     }
