@@ -261,6 +261,50 @@ mod needs_tools {
         let (doc, o) = run("strace", &[full.as_slice(), args].concat(), dir);
         assert!(o.status.success(), "strace {program}: {}", String::from_utf8_lossy(&o.stderr));
         let text = std::fs::read_to_string(&trace).expect("strace is installed and wrote its trace");
+    /// Two jobs locking one file with different modes. Running together, fio 3.33 hands the
+    /// second to open it the first one's lock, takes it as a lock of its own kind and fails an
+    /// assertion, which kills that job; zonekit fails the second job before its I/O, in one
+    /// line, exit code 1. One after the other (`stonewall`), both run in both tools. (Paced at
+    /// 50 IOPS, so that the two surely overlap.)
+    #[test]
+    #[ignore]
+    fn lockfile_modes_differing_on_one_file_match_fio() {
+        require_fio();
+        let jobs = |wave: &str| {
+            format!(
+                "[global]\nsize=32k\nrw=randrw\nbs=4k\nrate_iops=50\n[a]\nfilename=f\nlockfile=exclusive\n[b]\n{wave}filename=f\nlockfile=readwrite\n"
+            )
+        };
+        let ios = |doc: &Value, i: usize| counts(doc, i, "read").1 + counts(doc, i, "write").1;
+        for program in ["fio", zonekit()] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("j.fio"), jobs("")).unwrap();
+            if program == "fio" {
+                // fio's lines about the killed job land in its report: read the normal output.
+                let o = common::raw(program, &["j.fio"], dir.path());
+                let out = common::text(&o);
+                assert!(out.contains("Assertion") && out.contains("magic"), "fio 3.33 fails an assertion: {out}");
+                assert!(out.contains("got signal=6"), "{out}");
+                assert_eq!(out.matches("(groupid=0, jobs=1): err= 0").count(), 1, "one job's report: {out}");
+            } else {
+                let (doc, o) = run(program, &["j.fio"], dir.path());
+                let err = String::from_utf8_lossy(&o.stderr).to_string();
+                let done: Vec<u64> = (0..2).map(|i| ios(&doc, i)).collect();
+                assert!(done.contains(&8) && done.contains(&0), "one job runs, one does not: {done:?} {err}");
+                assert_eq!(o.status.code(), Some(1), "{err}");
+                assert_eq!(err.lines().count(), 1, "{err}");
+                assert!(err.contains("lockfile=exclusive") && err.contains("lockfile=readwrite"), "{err}");
+                let failed = (0..2).find(|&i| done[i] == 0).unwrap();
+                assert_eq!(error(&doc, failed), 22);
+            }
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("j.fio"), jobs("stonewall\n")).unwrap();
+            let (doc, o) = run(program, &["j.fio"], dir.path());
+            assert!(o.status.success(), "{program}: {}", String::from_utf8_lossy(&o.stderr));
+            assert_eq!((ios(&doc, 0), ios(&doc, 1)), (8, 8), "{program}: one after the other");
+        }
+    }
+
         let calls = text
             .lines()
             .filter_map(|l| l.split_once("sync_file_range(").map(|(_, rest)| rest))

@@ -855,6 +855,25 @@ pub async fn run_prepared<C: Clock>(
         return fail(&run, started, errno_of(&e), "ioprio_set".into());
     }
 
+    // lockfile: the job has its locked files open with its mode until it ends; one that a
+    // running job has open with the other mode fails it (fio 3.33 fails an assertion there).
+    let mut open_locks = Vec::new();
+    for l in locks.iter().flatten() {
+        match l.open() {
+            Ok(u) => open_locks.push(u),
+            Err(other) => {
+                let why = format!(
+                    "job {}: lockfile={}: {} is open with lockfile={} by another job running now",
+                    opts.name,
+                    l.mode().name(),
+                    l.path().display(),
+                    other.name()
+                );
+                return fail(&run, started, libc::EINVAL, why);
+            }
+        }
+    }
+
     // Open the files (or the devices) and the engine.
     let mut handles = Vec::new();
     let engine = if on_devices && opts.ioengine != "null" {
