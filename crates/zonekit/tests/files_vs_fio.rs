@@ -219,6 +219,28 @@ mod needs_tools {
         }
     }
 
+    /// `create_on_open` with a job that only reads: its open creates the file empty, and its
+    /// first read (a synchronous engine's) moves nothing, which fails it (`func=full resid`),
+    /// that read counted as issued.
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn create_on_open_reader_fails_as_fio() {
+        require_fio();
+        for program in ["fio", zonekit()] {
+            let dir = tempfile::tempdir().unwrap();
+            let args = ["--name=c", "--filename=n", "--size=64k", "--rw=read", "--bs=4k", "--create_on_open=1"];
+            let o = common::raw(program, &args, dir.path());
+            let text = common::text(&o);
+            assert_eq!(o.status.code(), Some(1), "{program}\n{text}");
+            assert!(
+                text.contains("err= 5 (file:backend.c:471, func=full resid, error=Input/output error)"),
+                "{program}\n{text}"
+            );
+            assert!(text.contains("issued rwts: total=1,0,0,0 short=0,0,0,0"), "{program}\n{text}");
+            assert_eq!(std::fs::metadata(dir.path().join("n")).unwrap().len(), 0, "{program}");
+        }
+    }
+
     #[test]
     #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
     fn opendir_as_fio() {

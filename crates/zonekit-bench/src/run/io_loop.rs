@@ -636,6 +636,19 @@ impl<C: Clock> Core<'_, C> {
         }
     }
 
+    /// fio's `io_queue_event` for an I/O its engine completed as it was queued (a synchronous
+    /// engine's, a trim of an asynchronous one) that moved nothing: a read at the end of the file
+    /// fails the job with `EIO` (`func=full resid`), its I/O counted as issued, not done. An
+    /// asynchronous completion of 0 bytes is not an error (fio's `io_completed`). Whether `io`,
+    /// which moved 0 bytes, was such an I/O.
+    fn full_resid(&mut self, io: &NextIo) -> bool {
+        if io.len == 0 || io.dir.index().is_none() || self.moves_no_data {
+            return false;
+        }
+        self.error.get_or_insert((libc::EIO, "file:backend.c:471, func=full resid".into()));
+        true
+    }
+
     /// `fill_device`: a write that finds no space left ends the job, fio's line logged and its
     /// error cleared (backend.c's io_u error handling).
     fn device_full(&mut self, io: &NextIo, res: i64) -> bool {
@@ -1341,6 +1354,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             self.core.stats.submitted(1);
             self.core.stats.completed(1);
         }
+        if res == 0 && self.core.full_resid(&io) {
+            return done;
+        }
         self.core.complete(0, io, i64::from(res), start, start, done);
         if self.core.paced {
             self.think(io.dir).await;
@@ -1414,6 +1430,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     self.count_issue(&io);
                     if !self.core.ramping {
                         self.core.stats.queued(self.core.inflight + 1, 1);
+                    }
+                    if res == 0 && self.core.full_resid(&io) {
+                        return;
                     }
                     self.core.complete(tag, io, i64::from(res), start, start, done);
                 }
