@@ -580,6 +580,12 @@ impl Workload {
         self.issue_bytes
     }
 
+    /// The pass over the files the job is in (0 first; one per `loops`, and more while
+    /// `io_size` is not reached): fio closes the job's files between two.
+    pub fn pass(&self) -> u32 {
+        self.pass
+    }
+
     /// I/Os issued per direction.
     pub fn issued(&self) -> [u64; 3] {
         self.issues

@@ -195,6 +195,20 @@ fn set_log_epoch<C: Clock>(stats: &mut ThreadStats, clock: &C, epoch_ns: u64) {
     }
 }
 
+/// Where fio 3.33's file operation engines record the failure of their call `func` (its
+/// `td_verror`: `open(F)`, `stat(F) type=N`, `delete(F)`).
+fn file_op_location(func: &str) -> Option<&'static str> {
+    if func.starts_with("open(") {
+        Some("engines/fileoperations.c:91")
+    } else if func.starts_with("stat(") {
+        Some("engines/fileoperations.c:162")
+    } else if func.starts_with("delete(") {
+        Some("engines/fileoperations.c:205")
+    } else {
+        None
+    }
+}
+
 fn engine_ddir(d: Dir) -> Ddir {
     match d {
         Dir::Read => Ddir::Read,
@@ -797,6 +811,8 @@ pub struct JobLoop<'a, C: Clock> {
     /// The priority `retry` drew (`cmdprio`; `Some(None)`: the job's), when the engine answered
     /// it busy: it keeps it when queued again.
     busy_prio: Option<Option<IoPrio>>,
+    /// The workload's pass the engine last saw (`files_closed` between two).
+    pass_seen: u32,
     /// Nothing to wait for or place before an I/O (no zones, pacing, verify or replay): the next
     /// I/O is the workload's, taken without the general path's futures (set by `run`).
     plain: bool,
@@ -880,6 +896,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             next_tick: 0,
             retry: None,
             busy_prio: None,
+            pass_seen: 0,
             plain: false,
         }
     }
@@ -1295,6 +1312,12 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             return self.core.now();
         };
         let io = issue.io;
+        if self.core.own_latencies && self.workload.pass() != self.pass_seen {
+            // fio closes the files between two loops and opens them again: a file operation
+            // engine makes its call again (the engines that time their calls are synchronous).
+            self.pass_seen = self.workload.pass();
+            self.core.engine.files_closed();
+        }
         self.prepare(0, &issue);
         let start = self.core.now();
         // `submit` when the job's I/Os need it (`submit_all`), or the I/O may become a zone reset
@@ -1325,7 +1348,11 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         {
             // The engine's own call failed (fio's td_verror in the engine's file open): the job
             // ends with it, and the I/O is not one of the job's.
-            self.core.error.get_or_insert((errno, format!("func={func}")));
+            let text = match file_op_location(&func) {
+                Some(at) if self.core.own_latencies => format!("file:{at}, func={func}"),
+                _ => format!("func={func}"),
+            };
+            self.core.error.get_or_insert((errno, text));
             return self.core.now();
         }
         if self.core.own_latencies && !self.core.ramping {

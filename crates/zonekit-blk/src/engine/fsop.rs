@@ -121,8 +121,12 @@ impl Engine for FsOpEngine {
     /// fio makes it each time it opens the file.
     fn reopen_files(&mut self, files: Vec<std::os::fd::OwnedFd>) -> Result<(), EngineError> {
         drop(files);
-        self.done.iter_mut().for_each(|d| *d = false);
+        self.files_closed();
         Ok(())
+    }
+
+    fn files_closed(&mut self) {
+        self.done.iter_mut().for_each(|d| *d = false);
     }
 
     fn buffer(&mut self, tag: u32) -> &mut [u8] {

@@ -294,6 +294,12 @@ pub trait Engine: Send {
         Err(EngineError::Option { engine: self.name(), why: "cannot open its files again".into() })
     }
 
+    /// The job closed its files and will open them again at their next use (fio's
+    /// `close_files` between two `loops`): an engine whose work is opening a file
+    /// (`filecreate`, `filestat`, `filedelete`) makes its call again then. Other engines keep
+    /// their files open and do nothing.
+    fn files_closed(&mut self) {}
+
     /// Why the last failed I/O failed, when the engine's own call failed rather than an I/O:
     /// the errno and fio's name of the call (`stat(FILE) type=1`, `open(FILE)`), taken once.
     fn failure(&mut self) -> Option<(i32, String)> {
