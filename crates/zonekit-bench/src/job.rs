@@ -681,17 +681,7 @@ fn finalize(
         conflict(where_set("filename_format"), "filename_format is empty and no filename is given".into());
     }
 
-    let mut refusals = refusals(&opts, &values, &at);
-    if opts.rw_seq_add < 0 {
-        refusals.push(Refusal {
-            at: values.get("rw").map(|v| v.1.clone()).unwrap_or_else(|| at.clone()),
-            what: format!(
-                "rw={}",
-                values.get("rw").and_then(|v| v.2.clone()).map(|s| one_line(&s)).unwrap_or_default()
-            ),
-            why: "backwards sequential I/O (a negative gap) is not supported by zonekit".into(),
-        });
-    }
+    let refusals = refusals(&opts, &values, &at);
     Ok(JobSpec {
         name: opts.name.clone(),
         jobname: jobname.to_string(),

@@ -90,9 +90,12 @@ pub struct WorkloadSpec {
     pub trim: bool,
     /// Random offsets (`randread`, `randwrite`, `randrw`, `randtrim`).
     pub random: bool,
-    /// The `:N` of `rw=`: for random modes a new random offset every N I/Os; for sequential modes a
-    /// gap of N bytes after each I/O.
+    /// The `:N` of `rw=`: for random modes a new random offset every N I/Os (for sequential
+    /// modes, see `seq_add`).
     pub rw_modifier: u64,
+    /// The `:N` of a sequential `rw=` (fio's `ddir_seq_add`): N bytes skipped after each I/O;
+    /// negative, the job goes backwards (`rw=read:-8k`).
+    pub seq_add: i64,
     /// `rw_sequencer=identical`: between random offsets, repeat the same offset.
     pub sequencer_identical: bool,
     /// `percentage_random` per direction: the share of a random job's offsets drawn at random,
@@ -235,6 +238,7 @@ impl WorkloadSpec {
             rw_modifier: 0,
             sequencer_identical: false,
             perc_rand: [100; 3],
+            seq_add: 0,
             bs_is_seq_rand: false,
             bs_unaligned: false,
             rwmix_read: 50,
@@ -1020,15 +1024,12 @@ impl Workload {
             self.last_random = true;
             return self.random_offset(fi, d, rand_len);
         }
-        // Sequential: from the last position, plus the `:N` gap after the first I/O.
+        // Sequential: from the last position.
         let f = &self.files[fi];
-        let mut pos = f.last_pos[d];
-        if pos > 0 && spec.rw_modifier > 0 {
-            pos += spec.rw_modifier;
-            if pos >= len && spec.time_based {
-                pos = 0;
-            }
+        if spec.seq_add != 0 {
+            return self.next_seq_offset_with_gap(fi, d);
         }
+        let pos = f.last_pos[d];
         (pos < len).then_some(pos)
     }
 
@@ -1070,6 +1071,41 @@ impl Workload {
             }
         };
         Some(b * align)
+    }
+
+    /// fio's `get_next_seq_offset` for `rw=…:N` (relative to the range's start): the gap is
+    /// added after the first I/O; past the end of the file a positive gap goes on from the
+    /// range's start, a negative one from its end, so a job reads its size whatever the gap
+    /// (`rw=read:-8k` reads 0, then backwards from the end less 8 KiB, 4 KiB lower each time).
+    /// fio mixes positions relative to the range with absolute ones there; so does this, for
+    /// the same offsets when the range does not start at 0.
+    fn next_seq_offset_with_gap(&mut self, fi: usize, d: usize) -> Option<u64> {
+        let add = self.spec.seq_add;
+        let r = self.files[fi].range;
+        let (start, real, io_size) = (r.offset, r.size, r.len);
+        let one_file = self.files.len() == 1;
+        let f = &mut self.files[fi];
+        let mut last = start + f.last_pos[d];
+        if last >= io_size + start && self.spec.time_based && one_file {
+            last = start;
+            f.last_pos[d] = 0;
+        }
+        if last >= real {
+            return None;
+        }
+        // The end a backwards job starts over from.
+        let end = if real > io_size { io_size } else { real };
+        if last == start && start != 0 && add < 0 {
+            last = end;
+        }
+        let mut pos = last.wrapping_sub(start);
+        if pos != 0 {
+            pos = pos.wrapping_add(add as u64);
+            if pos >= real {
+                pos = if add > 0 { start } else { end.wrapping_add(add as u64) };
+            }
+        }
+        Some(pos)
     }
 
     /// fio's `get_next_buflen`: fixed, a range, or a split; never past the range end.
@@ -1310,9 +1346,22 @@ mod tests {
         assert_eq!(ios.len(), 16);
         assert_eq!((ios[0].file, ios[1].file, ios[2].file), (0, 1, 0));
         s.files = vec![FileRange { size: 64 << 10, offset: 0, len: 64 << 10 }];
-        s.rw_modifier = 4096;
-        let ios = drain(&mut Workload::new(s));
-        assert_eq!(ios.iter().map(|i| i.offset).take(3).collect::<Vec<_>>(), vec![0, 8192, 16384]);
+        s.seq_add = 4096;
+        let ios = drain(&mut Workload::new(s.clone()));
+        let offsets: Vec<u64> = ios.iter().map(|i| i.offset).collect();
+        // fio 3.33's write_iolog of rw=read:4k over 64 KiB: every other block, then from the
+        // start again (the gap is added to the start too), until the size is read.
+        let evens: Vec<u64> = (0..8).map(|i| i * 8192).collect();
+        assert_eq!(offsets[..8], evens[..]);
+        assert_eq!(offsets.len(), 16);
+        assert_eq!(offsets[8..], evens[..]);
+        // rw=read:-8k (fio's examples/backwards-read.fio): 0, then from the end less 8 KiB
+        // downwards, back at 0 last.
+        s.seq_add = -8192;
+        let offsets: Vec<u64> = drain(&mut Workload::new(s)).iter().map(|i| i.offset).collect();
+        let mut want = vec![0];
+        want.extend((0..15).map(|i| (64 << 10) - 8192 - 4096 * i));
+        assert_eq!(offsets, want);
     }
 
     #[test]

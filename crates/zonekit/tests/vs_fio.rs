@@ -171,6 +171,13 @@ fn same_seed_same_ios_as_fio() {
         "--name=loops --size=1M --rw=randrw --bs=4k --norandommap --loops=2",
         // Clones: each its own thread number, so its own seeds (files nj.0.0 and nj.1.0).
         "--name=nj --directory=. --size=512k --rw=randrw --bs=4k --numjobs=2",
+        // Sequential gaps (fio's get_next_seq_offset): past the end a positive gap starts over
+        // from the start, a negative one reads backwards from the end (fio's
+        // examples/backwards-read.fio), also from an offset and for a mix.
+        "--name=gap --size=1M --rw=read:4k --bs=4k",
+        "--name=back --size=1M --rw=read:-8k --bs=4k",
+        "--name=backoff --size=512k --offset=256k --rw=read:-8k --bs=4k",
+        "--name=gapmix --size=1M --rw=rw:8k --bs=4k",
     ];
     for (job, f, z) in both_iologs(&jobs) {
         assert!(!f.is_empty() && f.values().all(|v| !v.is_empty()), "{job}: fio logged no I/O");

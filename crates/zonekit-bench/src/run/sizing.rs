@@ -275,6 +275,7 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         trim: opts.rw.trims(),
         random: opts.rw.is_random(),
         rw_modifier: opts.rw_modifier,
+        seq_add: if opts.rw.is_random() { 0 } else { opts.rw_seq_add },
         sequencer_identical: opts.rw_sequencer == RwSequencer::Identical,
         perc_rand: opts.percentage_random,
         bs_is_seq_rand: opts.bs_is_seq_rand,
