@@ -699,7 +699,6 @@ fn finalize(
 fn refusals(o: &JobOptions, values: &Values, at: &Origin) -> Vec<Refusal> {
     let mut out = Vec::new();
     let set_at = |name: &str| values.get(name).map(|v| v.1.clone()).unwrap_or_else(|| at.clone());
-    let raw_of = |name: &str| values.get(name).and_then(|v| v.2.clone()).map(|s| one_line(&s)).unwrap_or_default();
     let device_only = crate::target::DEVICE_ONLY_ENGINES;
     let implemented: Vec<&str> = engines::ENGINES
         .iter()
@@ -738,13 +737,6 @@ fn refusals(o: &JobOptions, values: &Values, at: &Origin) -> Vec<Refusal> {
                 None => (*name).to_string(),
             },
             why: "not supported by zonekit".into(),
-        });
-    }
-    if matches!(o.random_distribution, RandomDistribution::Zoned(_) | RandomDistribution::ZonedAbs(_)) {
-        out.push(Refusal {
-            at: set_at("random_distribution"),
-            what: format!("random_distribution={}", raw_of("random_distribution")),
-            why: "zoned distributions are not supported by zonekit".into(),
         });
     }
     let fst = o.file_service_type.split(':').next().unwrap_or("");

@@ -122,6 +122,8 @@ pub struct WorkloadSpec {
     pub norandommap: bool,
     /// Distribution of random offsets.
     pub distribution: Distribution,
+    /// `random_distribution=zoned|zoned_abs`: where each random offset falls (uniform inside).
+    pub zoned: Option<Zoned>,
     /// Seed of the streams fio does not define the same way (skewed distributions).
     pub seed: u64,
     /// fio's generators and their seeds.
@@ -249,6 +251,7 @@ impl WorkloadSpec {
             time_based: false,
             norandommap: false,
             distribution: Distribution::Uniform,
+            zoned: None,
             seed,
             rand: RandSpec::from_seed(seed),
             fsync_every: 0,
@@ -289,6 +292,39 @@ pub struct NextIo {
     pub offset: u64,
     /// Byte length (0 for syncs).
     pub len: u64,
+}
+
+/// `random_distribution=zoned:…` or `zoned_abs:…` (fio's `zone_split_index`): per direction,
+/// for each of the 100 values a draw in 1..=100 may take, the part of the range the offset falls
+/// in, as `(start, end)` in percent of the range (`zoned`) or in bytes (`zoned_abs`). A direction
+/// without a list has no entries: its offsets are uniform over the range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Zoned {
+    /// Sizes are bytes (`zoned_abs`), else percentages.
+    pub absolute: bool,
+    /// Per direction, entry `v - 1` for the draw `v`.
+    pub index: [Vec<(u64, u64)>; 3],
+}
+
+impl Zoned {
+    /// fio's `td_zone_gen_index` over each direction's list of `(access %, size)` (size in
+    /// percent, or bytes when `absolute`); the access percentages add up to 100.
+    pub fn new(absolute: bool, lists: [&[(u32, u64)]; 3]) -> Zoned {
+        let index = lists.map(|list| {
+            let mut out = Vec::with_capacity(100);
+            let mut prev = 0u64;
+            for &(access, size) in list {
+                for _ in 0..access {
+                    if out.len() < 100 {
+                        out.push((prev, prev + size));
+                    }
+                }
+                prev += size;
+            }
+            out
+        });
+        Zoned { absolute, index }
+    }
 }
 
 /// fio's random map: a bitmap of the blocks used in this pass.
@@ -444,6 +480,8 @@ pub struct Workload {
     /// fio's `seq_rand_state`: draws whether a random job's next offset is random (32-bit, all
     /// three from the reads' seed, as fio seeds them).
     rng_seq_rand: [FioRand; 3],
+    /// fio's `zone_state` (32-bit): the part of the range of a zoned distribution's offset.
+    rng_zone: FioRand,
     /// The last offset was drawn at random (fio's `is_random`).
     last_random: bool,
     /// Generators from the second pass on (fio's reseeding under `randrepeat`).
@@ -530,6 +568,7 @@ impl Workload {
             rng_mix,
             rng_dist: dist_rng,
             rng_seq_rand: Self::seq_rand(&rand),
+            rng_zone: FioRand::new(rand.seeds.of(Purpose::Zone), false),
             last_random: false,
             use64_later,
             spec,
@@ -753,6 +792,7 @@ impl Workload {
         if self.spec.rand.seeds.repeatable {
             (self.rng_offset, self.rng_bs, self.rng_mix) = Self::seeded(&self.spec.rand, self.use64_later);
             self.rng_seq_rand = Self::seq_rand(&self.spec.rand);
+            self.rng_zone = FioRand::new(self.spec.rand.seeds.of(Purpose::Zone), false);
             self.next_unit = None;
         }
         for (fi, was_done) in done.into_iter().enumerate() {
@@ -1037,9 +1077,35 @@ impl Workload {
         let align = self.spec.bs[d].align.max(1);
         let min_bs = self.spec.bs[d].min;
         let usable = len.saturating_sub(min_bs.saturating_sub(align));
-        let lastb = div(usable, align);
+        let mut lastb = div(usable, align);
         if lastb == 0 {
             return None;
+        }
+        // fio's __get_next_rand_offset_zoned(_abs): a draw in 1..=100 picks the part of the range,
+        // then the offset is drawn (and checked in the random map) as if that part were the
+        // whole range, and moved to its start.
+        let mut first = 0;
+        if let Some(z) = &self.spec.zoned
+            && let Some(list) = z.index.get(d).filter(|l| !l.is_empty())
+        {
+            let v = self.rng_zone.between(1, 100) as usize;
+            if let Some(&(start, end)) = list.get(v - 1) {
+                if z.absolute {
+                    let (s, e) = (start / align, end / align);
+                    if e > lastb {
+                        // fio: "zoned_abs sizes exceed file size", and the file is done.
+                        return None;
+                    }
+                    (first, lastb) = (s, e - s);
+                } else {
+                    first = start * lastb / 100;
+                    lastb = lastb * (end - start) / 100;
+                }
+            }
+            if lastb == 0 {
+                // fio scales its draw by 0: the part's first block.
+                return Some(first * align);
+            }
         }
         let f = &mut self.files[fi];
         let b = match f.dist.as_mut() {
@@ -1070,7 +1136,7 @@ impl Workload {
                 }
             }
         };
-        Some(b * align)
+        Some((b + first) * align)
     }
 
     /// fio's `get_next_seq_offset` for `rw=…:N` (relative to the range's start): the gap is
@@ -1362,6 +1428,31 @@ mod tests {
         let mut want = vec![0];
         want.extend((0..15).map(|i| (64 << 10) - 8192 - 4096 * i));
         assert_eq!(offsets, want);
+    }
+
+    /// fio's `td_zone_gen_index`: draw `v` (1..=100) maps to the part whose access share
+    /// covers it; `zoned:50/5:30/15:20/` gives the last part the rest of the range (80 %).
+    #[test]
+    fn zoned_index_and_offsets() {
+        let list = [(50, 5), (30, 15), (20, 80)];
+        let z = Zoned::new(false, [&list, &list, &[]]);
+        assert_eq!(z.index[0].len(), 100);
+        assert_eq!((z.index[0][0], z.index[0][49]), ((0, 5), (0, 5)));
+        assert_eq!((z.index[0][50], z.index[0][79]), ((5, 20), (5, 20)));
+        assert_eq!((z.index[0][80], z.index[0][99]), ((20, 100), (20, 100)));
+        assert!(z.index[2].is_empty(), "trims: uniform");
+        // Offsets: about half in the first 5 % of the range, 30 % in the next 15 %.
+        let mut s = spec(true, false, true, 64 << 20, 4096);
+        s.norandommap = true;
+        s.zoned = Some(z);
+        let mut w = Workload::new(s);
+        let offs: Vec<u64> = (0..10_000).map(|_| w.next().unwrap().offset).collect();
+        let share = |lo: u64, hi: u64| {
+            offs.iter().filter(|&&o| o >= (64 << 20) / 100 * lo && o < (64 << 20) / 100 * hi).count()
+        };
+        assert!((4700..5300).contains(&share(0, 5)), "{}", share(0, 5));
+        assert!((2700..3300).contains(&share(5, 20)), "{}", share(5, 20));
+        assert!(offs.iter().all(|&o| o < 64 << 20 && o % 4096 == 0));
     }
 
     #[test]

@@ -44,9 +44,9 @@ const EXPECTED: Counts = Counts {
     others_unset_variable: 14,
     others_unknown_option: 10,
     others_bad_value: 10,
-    runnable: 44,
+    runnable: 46,
     refused_engine: 21,
-    refused_option: 7,
+    refused_option: 5,
     conflict: 1,
 };
 

@@ -178,6 +178,11 @@ fn same_seed_same_ios_as_fio() {
         "--name=back --size=1M --rw=read:-8k --bs=4k",
         "--name=backoff --size=512k --offset=256k --rw=read:-8k --bs=4k",
         "--name=gapmix --size=1M --rw=rw:8k --bs=4k",
+        // Zoned distributions (fio's zone_state draws the part, then the offset as usual): the
+        // random map, a mix, sizes in bytes (fio's examples/rand-zones.fio, jesd219.fio).
+        "--name=zoned --size=4M --rw=randread --bs=4k --random_distribution=zoned:50/5:30/15:20/",
+        "--name=zonedmix --size=4M --rw=randrw --bs=4k --norandommap --random_distribution=zoned:60/10:40/90",
+        "--name=zabs --size=4M --rw=randread --bs=8k --norandommap --random_distribution=zoned_abs:60/1m:40/3m",
     ];
     for (job, f, z) in both_iologs(&jobs) {
         assert!(!f.is_empty() && f.values().all(|v| !v.is_empty()), "{job}: fio logged no I/O");

@@ -288,6 +288,14 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         time_based: opts.time_based,
         norandommap: opts.norandommap,
         distribution,
+        zoned: match &opts.random_distribution {
+            RandomDistribution::Zoned(l) | RandomDistribution::ZonedAbs(l) => {
+                let lists = l.clone().map(|v| v.iter().map(|z| (z.access_perc, z.size)).collect::<Vec<_>>());
+                let absolute = matches!(opts.random_distribution, RandomDistribution::ZonedAbs(_));
+                Some(crate::workload::Zoned::new(absolute, [&lists[0], &lists[1], &lists[2]]))
+            }
+            _ => None,
+        },
         seed,
         rand: rand_spec(opts, 1),
         fsync_every: u64::from(opts.fsync),
