@@ -11,6 +11,7 @@ mod common;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::process::Command;
 
 /// Panics unless fio runs: a comparison with fio must never pass without it.
 use crate::common::{raw, require_fio};
@@ -247,6 +248,48 @@ fn new_user_defects_as_fio() {
     let line = "w: Laying out IO files (3 files / total 12MiB)\n";
     assert!(text(&f).contains(line) && text(&z).contains(line), "{}\n{}", text(&f), text(&z));
     assert_eq!(fl, zl, "the same files");
+
+    // --status-interval: every report, those while the job runs included, ends with the disk
+    // statistics so far (where the files' file system has a device); and a job's line says when
+    // the report was made (fio's time(NULL)), not when the job started.
+    let local_secs = || {
+        let out = Command::new("date").arg("+%H:%M:%S").output().expect("date");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let secs = |hms: &str| -> i64 {
+        let v: Vec<i64> = hms.split(':').map(|x| x.parse().unwrap()).collect();
+        v[0] * 3600 + v[1] * 60 + v[2]
+    };
+    let start = secs(&local_secs());
+    let args = [
+        "--name=s",
+        "--filename=data",
+        "--size=16m",
+        "--rw=randread",
+        "--time_based",
+        "--runtime=3",
+        "--rate_iops=500",
+        "--status-interval=1",
+    ];
+    let (f, z, _, _) = both(&args);
+    for o in [&f, &z] {
+        let t = text(o);
+        let reports = t.matches("Run status group 0 (all jobs):").count();
+        assert!(reports >= 2, "{t}");
+        let disks = t.matches("Disk stats (read/write):").count();
+        assert!(disks == reports || disks == 0, "{t}");
+        let last = t.lines().filter(|l| l.starts_with("s: (groupid=0")).last().expect("a job line");
+        let hms = last.split_whitespace().rev().nth(1).unwrap();
+        let after = (secs(hms) - start).rem_euclid(86400);
+        assert!((3..60).contains(&after), "{hms} is {after} s after the start: {t}");
+    }
+    assert_eq!(
+        text(&f).contains("Disk stats (read/write):"),
+        text(&z).contains("Disk stats (read/write):"),
+        "{}\n{}",
+        text(&f),
+        text(&z)
+    );
 
     // The null engine leaves no file behind, whatever the size.
     let (f, z, fl, zl) = both(&["--name=n", "--ioengine=null", "--size=100g", "--io_size=1m", "--rw=write"]);

@@ -261,6 +261,9 @@ pub(crate) struct Monitor {
     steady_on: bool,
     /// When the next steady-state check is due, ms into the run.
     next_steady_ms: u64,
+    /// The devices under the run's files, from the run's start (`--status-interval` reports
+    /// show their statistics so far, as fio's do); `None`: no `Disk stats` section.
+    disks: Option<DiskUtilTracker>,
 }
 
 /// The clones that are running (past their ramp).
@@ -288,13 +291,7 @@ fn status_report(m: &Monitor, elapsed_sec: u64, wait: bool) {
         let p = &m.clones[i].progress;
         loop {
             if let Some(stats) = p.snapshot.lock().ok().and_then(|mut s| s.take()) {
-                entries.push(Entry {
-                    clone: i,
-                    stats,
-                    error: None,
-                    pid: p.pid.load(Ordering::Relaxed) as u32,
-                    started: std::time::SystemTime::now(),
-                });
+                entries.push(Entry { clone: i, stats, error: None, pid: p.pid.load(Ordering::Relaxed) as u32 });
                 break;
             }
             if !wait || Instant::now() >= deadline || p.state.load(Ordering::Relaxed) != 2 {
@@ -307,7 +304,12 @@ fn status_report(m: &Monitor, elapsed_sec: u64, wait: bool) {
         return;
     }
     let steady = m.steady.lock().map(|s| s.clone()).unwrap_or_default();
-    let mut report = RunReport::new(build_reports(&m.clones, &entries, &steady, elapsed_sec as i64), Vec::new());
+    let disks = m.disks.as_ref().map_or_else(Vec::new, |d| {
+        let mut d = d.clone();
+        d.update();
+        d.report()
+    });
+    let mut report = RunReport::new(build_reports(&m.clones, &entries, &steady, elapsed_sec as i64), disks);
     report.terse_version = m.terse_version;
     report.stamp_now();
     let text = crate::output::render(&report, m.formats);
@@ -325,9 +327,11 @@ impl Monitor {
         eta: bool,
         settings: &RunSettings,
         steady: Arc<Mutex<Vec<SteadyData>>>,
+        disks: Option<DiskUtilTracker>,
     ) -> Monitor {
         let steady_on = steady.lock().map(|s| s.iter().any(|d| d.dur > 0)).unwrap_or(false);
         Monitor {
+            disks,
             steady,
             steady_on,
             next_steady_ms: steady::SAMPLE_MS,
@@ -588,13 +592,15 @@ struct Entry {
     stats: JobStats,
     error: Option<(i32, String)>,
     pid: u32,
-    started: std::time::SystemTime,
 }
 
 /// The job reports of `entries` (in clone order), merged per group under `group_reporting`.
 fn build_reports(clones: &[Clone_], entries: &[Entry], steady: &[SteadyData], elapsed_sec: i64) -> Vec<JobReport> {
     let mut reports: Vec<JobReport> = Vec::new();
     let mut merged: Option<(u32, String, JobStats, JobInfo)> = None;
+    // fio's show_thread_status_normal prints the time of the report (`time(NULL)`), whatever
+    // the job's start.
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
     let flush = |m: &mut Option<(u32, String, JobStats, JobInfo)>, reports: &mut Vec<JobReport>| {
         if let Some((_, _, st, info)) = m.take() {
             reports.push(JobReport::from_stats(&st, info));
@@ -620,9 +626,7 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], steady: &[SteadyData], el
             pid: e.pid as i32,
             error: errno,
             verror: vmsg,
-            time: crate::sys::ctime(
-                e.started.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0),
-            ),
+            time: crate::sys::ctime(now),
             elapsed_sec,
             job_options: c.job_options.clone(),
             continue_on_error: opts.continue_on_error.read
@@ -1010,7 +1014,10 @@ pub fn execute(
     let ids: Vec<(&JobOptions, u32)> = clones.iter().map(|c| (&*c.run.opts, c.run.groupid)).collect();
     steady::setup(&ids, &mut steady_data);
     let steady_data = Arc::new(Mutex::new(steady_data));
-    let monitor = Monitor::new(clones.clone(), terminate.clone(), out.clone(), eta, settings, steady_data.clone());
+    let disk_util = clones.iter().any(|c| c.run.opts.disk_util && !crate::run::sizing::diskless(&c.run.opts));
+    let monitor_disks = (disk_util && !disks.is_empty()).then(|| disks.clone());
+    let monitor =
+        Monitor::new(clones.clone(), terminate.clone(), out.clone(), eta, settings, steady_data.clone(), monitor_disks);
     let (mut run_outcomes, thread_failures, elapsed_ns) = if clock_plan.sim {
         run_groups_sim(&clones, &mut prepared, monitor, &terminate, &note, err)
     } else {
@@ -1040,13 +1047,7 @@ pub fn execute(
     let entries: Vec<Entry> = outcomes
         .iter()
         .filter(|(_, o)| !o.setup_failed)
-        .map(|(i, o)| Entry {
-            clone: *i,
-            stats: o.stats.clone(),
-            error: o.error.clone(),
-            pid: o.pid,
-            started: o.started,
-        })
+        .map(|(i, o)| Entry { clone: *i, stats: o.stats.clone(), error: o.error.clone(), pid: o.pid })
         .collect();
     let steady_data = steady_data.lock().map(|s| s.clone()).unwrap_or_default();
     let reports = build_reports(&clones, &entries, &steady_data, elapsed_sec);
