@@ -1136,7 +1136,9 @@ pub async fn run_prepared<C: Clock>(
         // fio's do_verify: read back what the job wrote and check it.
         let verify_now =
             wrote && verifying_writer && opts.do_verify && end.error.is_none() && !terminate.load(Ordering::Relaxed);
-        let Some(mut v) = end.verify.take().filter(|_| verify_now) else {
+        // A job that does not verify keeps its verification for its state file (fio saves it
+        // whatever `do_verify` says).
+        let Some(mut v) = (if verify_now { end.verify.take() } else { None }) else {
             let past_deadline = deadline_at.is_some_and(|at| clock.now_ns() >= at);
             if unlink_rounds
                 && !verifying_writer
