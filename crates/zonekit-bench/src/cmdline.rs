@@ -175,7 +175,7 @@ pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
     ("cmdhelp", Arg::Optional, "help on an option, or all options"),
     ("enghelp", Arg::Optional, "list engines, or an engine's options"),
     ("showcmd", Arg::None, "print the job files as command lines"),
-    ("readonly", Arg::None, "refuse jobs that write or trim"),
+    ("readonly", Arg::None, "refuse jobs that write or trim; create and extend no file"),
     ("eta", Arg::Required, "always, never or auto"),
     ("eta-interval", Arg::Required, "ETA update interval (at least 250ms)"),
     ("eta-newline", Arg::Required, "start a new ETA line this often"),
@@ -724,7 +724,7 @@ Usage: zonekit bench [options] [job options] <job file(s)>
   --parse-only          Parse and check the options, run nothing
   --showcmd             Print the job files as command lines
   --section=NAME        Run only job section NAME (repeatable)
-  --readonly            Refuse jobs that write or trim
+  --readonly            Refuse jobs that write or trim; create and extend no file
   --eta=when            always, never or auto: when to print the ETA line
   --eta-newline=TIME    Start a new ETA line every TIME
   --eta-interval=TIME   Update the ETA every TIME (at least 250ms)

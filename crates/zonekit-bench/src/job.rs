@@ -404,6 +404,7 @@ fn finalize(
     let mut conflict = |at: Origin, why: String| conflicts.push(Conflict { at, why, as_fio: false });
     let o = &mut opts;
 
+    o.readonly = readonly;
     if readonly && (o.rw.writes() || o.rw.trims()) {
         conflict(
             where_set("rw"),

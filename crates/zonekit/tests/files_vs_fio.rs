@@ -241,6 +241,33 @@ mod needs_tools {
         }
     }
 
+    /// `--readonly`: the layout creates and extends nothing (fio's `refusing extend of file due
+    /// to read-only`); a missing file then fails the job as it is opened, with fio's error
+    /// line, and a short one is read as it is, to its end.
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn readonly_creates_and_extends_nothing_as_fio() {
+        require_fio();
+        for program in ["fio", zonekit()] {
+            let dir = tempfile::tempdir().unwrap();
+            let args = ["--name=r", "--filename=missing", "--size=1m", "--rw=read", "--readonly"];
+            let o = common::raw(program, &args, dir.path());
+            let text = common::text(&o);
+            assert_eq!(o.status.code(), Some(1), "{program}\n{text}");
+            assert!(text.contains("refusing extend of file due to read-only"), "{program}\n{text}");
+            let line = "err=2/file:filesetup.c:805, func=open(missing), error=No such file or directory";
+            assert!(text.contains(line), "{program}\n{text}");
+            assert!(!dir.path().join("missing").exists(), "{program} created the file");
+            std::fs::write(dir.path().join("short"), [7u8; 10000]).unwrap();
+            let args = ["--name=r", "--filename=short", "--size=1m", "--rw=read", "--readonly"];
+            let o = common::raw(program, &args, dir.path());
+            let text = common::text(&o);
+            assert!(text.contains("refusing extend of file due to read-only"), "{program}\n{text}");
+            assert!(text.contains("func=full resid"), "{program}\n{text}");
+            assert_eq!(std::fs::metadata(dir.path().join("short")).unwrap().len(), 10000, "{program}");
+        }
+    }
+
     #[test]
     #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
     fn opendir_as_fio() {

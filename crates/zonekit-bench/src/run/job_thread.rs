@@ -119,6 +119,8 @@ pub struct Prepared {
     /// The run's jobs doing I/O, and this clone's place among them if it is one.
     io_jobs: zonekit_blk::IoJobs,
     io_job: Option<IoJobGuard>,
+    /// Lines fio prints on standard error while it sets the job up (`log_err`).
+    log: Vec<String>,
 }
 
 impl Prepared {
@@ -459,7 +461,14 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         .iter()
         .filter(|f| f.layout && std::fs::metadata(&f.path).map_or(true, |m| m.len() < f.range.size))
         .collect();
-    if !to_lay.is_empty() {
+    let mut log = Vec::new();
+    if !to_lay.is_empty() && opts.readonly {
+        // fio's extend_file under --readonly: the line, then nothing is created or extended (a
+        // missing file fails the job when it is opened, a short one is read as it is).
+        let total: u64 = to_lay.iter().map(|f| f.range.size).sum();
+        note(&layout_line(&opts.name, to_lay.len(), total));
+        log.extend(to_lay.iter().map(|_| "zonekit: refusing extend of file due to read-only".to_string()));
+    } else if !to_lay.is_empty() {
         let total: u64 = to_lay.iter().map(|f| f.range.size).sum();
         note(&layout_line(&opts.name, to_lay.len(), total));
         let mut spec = LayoutSpec::for_job(
@@ -568,6 +577,7 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
         locks,
         io_jobs: ctx.io_jobs.clone(),
         io_job,
+        log,
     })
 }
 
@@ -608,8 +618,7 @@ fn reopen_unlinked(
     let ospec = open_spec(opts);
     let mut fds = Vec::with_capacity(files.len());
     for f in files {
-        let fd = file::open_job_file(&f.path, &ospec)
-            .map_err(|e| (errno_of(&e), format!("{}: open: {}", f.path.display(), os(&e))))?;
+        let fd = file::open_job_file(&f.path, &ospec).map_err(|e| (errno_of(&e), open_verror(&f.path)))?;
         if let Ok(dup) = fd.try_clone() {
             handles.push(File::from(dup));
         }
@@ -617,6 +626,12 @@ fn reopen_unlinked(
     }
     // fio keeps its engine (its ring, its AIO context): only the files are new.
     engine.reopen_files(fds).map_err(|e| (e.errno(), e.to_string()))
+}
+
+/// The job error of a file that cannot be opened, as fio's `generic_open_file` records it
+/// (`td_verror(td, errno, "open(FILE)")`).
+fn open_verror(path: &std::path::Path) -> String {
+    format!("file:filesetup.c:805, func=open({})", path.display())
 }
 
 /// The loop configuration of a phase of a job (a write pass, a verify pass) that goes on from
@@ -776,14 +791,43 @@ pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>,
 /// Run a prepared clone to the end on `clock`: on its own thread in real time, as a task of the
 /// event loop in simulated time. Never panics on bad input: problems end the clone with an error.
 pub async fn run_prepared<C: Clock>(
+    mut p: Prepared,
+    clock: C,
+    terminate: Arc<AtomicBool>,
+    progress: Arc<Progress>,
+    note: NoteSink,
+) -> JobOutcome {
+    let mut log = std::mem::take(&mut p.log);
+    let mut o = run_clone(p, clock, terminate, progress, note).await;
+    log.append(&mut o.log);
+    o.log = log;
+    o
+}
+
+/// [`run_prepared`], but for the lines of the setup.
+async fn run_clone<C: Clock>(
     p: Prepared,
     clock: C,
     terminate: Arc<AtomicBool>,
     progress: Arc<Progress>,
     note: NoteSink,
 ) -> JobOutcome {
-    let Prepared { run, opts, seed, files, devices, zones, setup_resets, queues, vstate, flow, locks, io_jobs, io_job } =
-        p;
+    let Prepared {
+        run,
+        opts,
+        seed,
+        files,
+        devices,
+        zones,
+        setup_resets,
+        queues,
+        vstate,
+        flow,
+        locks,
+        io_jobs,
+        io_job,
+        ..
+    } = p;
     // Counted as running until this function returns.
     let _io_job = io_job;
     // The jobs' own time per I/O, spent in simulated time only (a real clock spends it for real).
@@ -913,17 +957,13 @@ pub async fn run_prepared<C: Clock>(
                         fds.push(fd);
                     }
                     Err(e) => {
-                        let extra = if opts.direct && e.raw_os_error() == Some(libc::EINVAL) {
-                            " (looks like your file system does not support direct=1/buffered=0)"
-                        } else {
-                            ""
-                        };
-                        return fail(
-                            &run,
-                            started,
-                            errno_of(&e),
-                            format!("{}: open: {}{extra}", f.path.display(), os(&e)),
-                        );
+                        let mut o = fail(&run, started, errno_of(&e), open_verror(&f.path));
+                        if opts.direct && e.raw_os_error() == Some(libc::EINVAL) {
+                            o.log.push(
+                                "zonekit: looks like your file system does not support direct=1/buffered=0".into(),
+                            );
+                        }
+                        return o;
                     }
                 }
             }
