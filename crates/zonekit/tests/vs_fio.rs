@@ -184,6 +184,10 @@ fn same_seed_same_ios_as_fio() {
         "--name=zoned --size=4M --rw=randread --bs=4k --random_distribution=zoned:50/5:30/15:20/",
         "--name=zonedmix --size=4M --rw=randrw --bs=4k --norandommap --random_distribution=zoned:60/10:40/90",
         "--name=zabs --size=4M --rw=randread --bs=8k --norandommap --random_distribution=zoned_abs:60/1m:40/3m",
+        // filesize with size: the range is the file, the bytes are size's (fio's setup_files);
+        // size=N% takes that share of each file.
+        "--name=fsz --size=256k --filesize=1m --rw=randread --bs=4k",
+        "--name=fszp --size=50% --filesize=1m --rw=read --bs=4k",
     ];
     for (job, f, z) in both_iologs(&jobs) {
         assert!(!f.is_empty() && f.values().all(|v| !v.is_empty()), "{job}: fio logged no I/O");
