@@ -131,6 +131,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         clock: inv.clock,
         queue: inv.queue,
         debug_trace: inv.debug_trace.clone(),
+        bandwidth_log: inv.bandwidth_log,
     };
     let sink: Box<dyn Write + Send> = match &inv.output {
         Some(path) => match std::fs::File::create(path) {

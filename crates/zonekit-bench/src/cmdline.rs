@@ -96,7 +96,7 @@ pub struct Invocation {
     pub readonly: bool,
     /// `--warnings-fatal`.
     pub warnings_fatal: bool,
-    /// `--bandwidth-log`: a bandwidth log for every job.
+    /// `--bandwidth-log`: the run's aggregate bandwidth logs (`agg-read_bw.log`, …).
     pub bandwidth_log: bool,
     /// `--aux-path=DIR`: where fio puts its auxiliary files.
     pub aux_path: Option<PathBuf>,
@@ -166,7 +166,7 @@ pub enum Arg {
 pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
     ("output", Arg::Required, "write the report to this file"),
     ("latency-log", Arg::Required, "rejected, as fio rejects it (deprecated; use write_lat_log)"),
-    ("bandwidth-log", Arg::None, "a bandwidth log for every job"),
+    ("bandwidth-log", Arg::None, "write the aggregate bandwidth logs agg-{read,write,trim}_bw.log"),
     ("minimal", Arg::None, "terse output"),
     ("output-format", Arg::Required, "comma list of normal, json, json+, terse (minimal, csv)"),
     ("append-terse", Arg::Optional, "add terse output"),
@@ -474,13 +474,6 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
     if inv.debug.has("parse") {
         inv.debug_trace = Some(parse_trace(&inv, &cmd_sections, &files, env));
     }
-    if inv.bandwidth_log {
-        for j in &mut inv.jobs {
-            if j.options.write_bw_log.is_none() {
-                j.options.write_bw_log = Some(j.options.name.clone());
-            }
-        }
-    }
     if showcmd {
         inv.showcmd = files.iter().map(showcmd_line).collect();
     }
@@ -720,7 +713,7 @@ Usage: zonekit bench [options] [job options] <job file(s)>
   --minimal             Terse output (same as --output-format=terse)
   --terse-version=N     Terse version: 2, 3 (default), 4 or 5
   --append-terse        Add terse output to the chosen format
-  --bandwidth-log       Write a bandwidth log for every job
+  --bandwidth-log       Write the aggregate bandwidth logs agg-{{read,write,trim}}_bw.log
   --parse-only          Parse and check the options, run nothing
   --showcmd             Print the job files as command lines
   --section=NAME        Run only job section NAME (repeatable)

@@ -91,6 +91,59 @@ pub struct RunSettings {
     pub queue: QueueOverrides,
     /// `--debug=parse`: fio's parse trace, printed around the header lines and after the report.
     pub debug_trace: Option<crate::debug::RunTrace>,
+    /// `--bandwidth-log`: the run's aggregate bandwidth logs, `agg-read_bw.log`,
+    /// `agg-write_bw.log` and `agg-trim_bw.log` in the current directory.
+    pub bandwidth_log: bool,
+}
+
+/// fio's aggregate bandwidth logs (`--bandwidth-log`, `agg_io_log`): sampled where fio samples
+/// them, as the status line is computed (`calc_thread_status`: so never with `--eta=never`, or
+/// with `--eta=auto` when standard output is no terminal), once more than the jobs' smallest
+/// `bwavgtime` has passed: the KiB/s of every job together since the last sample.
+#[derive(Debug, Default)]
+pub struct AggBwLog {
+    avg_ms: u64,
+    mixed: bool,
+    prev_ms: u64,
+    prev_bytes: [u64; 3],
+    /// Per direction: `(ms since the run began, KiB/s)`.
+    samples: [Vec<(u64, u64)>; 3],
+}
+
+impl AggBwLog {
+    /// The log of a run whose jobs' smallest `bwavgtime` is `avg_ms` (`mixed`: fio's
+    /// `unified_rw_reporting=mixed` in some job, everything in the reads' log).
+    pub fn new(avg_ms: u64, mixed: bool) -> AggBwLog {
+        AggBwLog { avg_ms, mixed, ..AggBwLog::default() }
+    }
+
+    /// At `now_ms`, the jobs have moved `bytes` per direction in all.
+    pub fn sample(&mut self, now_ms: u64, bytes: [u64; 3]) {
+        let dt = now_ms.saturating_sub(self.prev_ms);
+        if dt <= self.avg_ms {
+            return;
+        }
+        let mut rate = [0u64; 3];
+        for d in 0..3 {
+            let r = (1000 * bytes[d].saturating_sub(self.prev_bytes[d]) / dt) / 1024;
+            if self.mixed {
+                rate[0] += r;
+            } else {
+                rate[d] = r;
+            }
+        }
+        for (d, r) in rate.into_iter().enumerate() {
+            self.samples[d].push((now_ms, r));
+        }
+        self.prev_ms = now_ms;
+        self.prev_bytes = bytes;
+    }
+
+    /// The three files' text, in fio's log format (`time, KiB/s, direction, 0, 0`).
+    pub fn texts(&self) -> [(&'static str, String); 3] {
+        let text = |d: usize| self.samples[d].iter().map(|(t, v)| format!("{t}, {v}, {d}, 0, 0\n")).collect::<String>();
+        [("agg-read_bw.log", text(0)), ("agg-write_bw.log", text(1)), ("agg-trim_bw.log", text(2))]
+    }
 }
 
 /// The block layer's queue settings a run gives zonekit's devices, over their own.
@@ -264,6 +317,8 @@ pub(crate) struct Monitor {
     /// The devices under the run's files, from the run's start (`--status-interval` reports
     /// show their statistics so far, as fio's do); `None`: no `Disk stats` section.
     disks: Option<DiskUtilTracker>,
+    /// `--bandwidth-log`.
+    agg_bw: Option<Arc<Mutex<AggBwLog>>>,
 }
 
 /// The clones that are running (past their ramp).
@@ -327,11 +382,11 @@ impl Monitor {
         eta: bool,
         settings: &RunSettings,
         steady: Arc<Mutex<Vec<SteadyData>>>,
-        disks: Option<DiskUtilTracker>,
     ) -> Monitor {
         let steady_on = steady.lock().map(|s| s.iter().any(|d| d.dur > 0)).unwrap_or(false);
         Monitor {
-            disks,
+            disks: None,
+            agg_bw: None,
             steady,
             steady_on,
             next_steady_ms: steady::SAMPLE_MS,
@@ -416,6 +471,18 @@ impl Monitor {
                 ask_snapshots(&self.clones);
                 self.status_pending = true;
             }
+        }
+        if self.eta
+            && let Some(agg) = &self.agg_bw
+            && let Ok(mut agg) = agg.lock()
+        {
+            let mut bytes = [0u64; 3];
+            for c in self.clones.iter() {
+                for (d, b) in bytes.iter_mut().enumerate() {
+                    *b += c.progress.bytes[d].load(Ordering::Relaxed);
+                }
+            }
+            agg.sample(now_ms, bytes);
         }
         if !self.eta || now_ms.saturating_sub(self.last_eta_ms) < 1000 {
             return;
@@ -1016,8 +1083,14 @@ pub fn execute(
     let steady_data = Arc::new(Mutex::new(steady_data));
     let disk_util = clones.iter().any(|c| c.run.opts.disk_util && !crate::run::sizing::diskless(&c.run.opts));
     let monitor_disks = (disk_util && !disks.is_empty()).then(|| disks.clone());
-    let monitor =
-        Monitor::new(clones.clone(), terminate.clone(), out.clone(), eta, settings, steady_data.clone(), monitor_disks);
+    let agg_bw = settings.bandwidth_log.then(|| {
+        let avg_ms = clones.iter().map(|c| u64::from(c.run.opts.bwavgtime)).min().unwrap_or(500);
+        let mixed = clones.iter().any(|c| matches!(c.run.opts.unified_rw_reporting.as_str(), "mixed" | "1"));
+        Arc::new(Mutex::new(AggBwLog::new(avg_ms, mixed)))
+    });
+    let mut monitor = Monitor::new(clones.clone(), terminate.clone(), out.clone(), eta, settings, steady_data.clone());
+    monitor.disks = monitor_disks;
+    monitor.agg_bw = agg_bw.clone();
     let (mut run_outcomes, thread_failures, elapsed_ns) = if clock_plan.sim {
         run_groups_sim(&clones, &mut prepared, monitor, &terminate, &note, err)
     } else {
@@ -1076,6 +1149,16 @@ pub fn execute(
             let _ = w.write_all(t.end.as_bytes());
         }
         let _ = w.flush();
+    }
+    // fio writes the aggregate logs after its report (empty when nothing was sampled).
+    if let Some(agg) = &agg_bw
+        && let Ok(agg) = agg.lock()
+    {
+        for (name, text) in agg.texts() {
+            if let Err(e) = std::fs::write(name, text) {
+                let _ = writeln!(err, "zonekit: {name}: {}", zonekit_core::io_text(&e));
+            }
+        }
     }
     if let Some(path) = &settings.zone_report_out
         && let Err(e) = std::fs::write(path, zone_report(&ctx))
