@@ -319,6 +319,9 @@ pub(crate) struct Monitor {
     disks: Option<DiskUtilTracker>,
     /// `--bandwidth-log`.
     agg_bw: Option<Arc<Mutex<AggBwLog>>>,
+    /// Where a real-time monitor's time counts from: the run's start, before the jobs are set
+    /// up (fio's helper thread, which times `--status-interval`, starts before the layout).
+    begun: Instant,
 }
 
 /// The clones that are running (past their ramp).
@@ -387,6 +390,7 @@ impl Monitor {
         Monitor {
             disks: None,
             agg_bw: None,
+            begun: Instant::now(),
             steady,
             steady_on,
             next_steady_ms: steady::SAMPLE_MS,
@@ -540,7 +544,7 @@ impl Monitor {
 
 /// The monitor on its own thread, every 10 ms of real time, until `done`.
 fn monitor_thread(mut m: Monitor, done: Arc<AtomicBool>) {
-    let begun = Instant::now();
+    let begun = m.begun;
     while !done.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(10));
         m.tick(begun.elapsed().as_millis() as u64, true);
@@ -943,6 +947,7 @@ pub fn execute(
     out: Box<dyn Write + Send>,
     err: &mut dyn Write,
 ) -> RunResult {
+    let begun = Instant::now();
     // The real clock's calibration (20 ms on the TSC) happens here, before any job's time starts.
     zonekit_blk::clock::calibrate();
     let replayed = match read_iologs(jobs) {
@@ -1091,6 +1096,7 @@ pub fn execute(
     let mut monitor = Monitor::new(clones.clone(), terminate.clone(), out.clone(), eta, settings, steady_data.clone());
     monitor.disks = monitor_disks;
     monitor.agg_bw = agg_bw.clone();
+    monitor.begun = begun;
     let (mut run_outcomes, thread_failures, elapsed_ns) = if clock_plan.sim {
         run_groups_sim(&clones, &mut prepared, monitor, &terminate, &note, err)
     } else {
