@@ -282,7 +282,7 @@ fn new_user_defects_as_fio() {
         assert!(reports >= 2, "{t}");
         let disks = t.matches("Disk stats (read/write):").count();
         assert!(disks == reports || disks == 0, "{t}");
-        let last = t.lines().filter(|l| l.starts_with("s: (groupid=0")).last().expect("a job line");
+        let last = t.lines().rfind(|l| l.starts_with("s: (groupid=0")).expect("a job line");
         let hms = last.split_whitespace().rev().nth(1).unwrap();
         let after = (secs(hms) - start).rem_euclid(86400);
         assert!((3..60).contains(&after), "{hms} is {after} s after the start: {t}");
