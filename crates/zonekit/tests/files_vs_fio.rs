@@ -248,11 +248,14 @@ mod needs_tools {
     #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
     fn readonly_creates_and_extends_nothing_as_fio() {
         require_fio();
+        let mut disk_stats = Vec::new();
         for program in ["fio", zonekit()] {
             let dir = tempfile::tempdir().unwrap();
             let args = ["--name=r", "--filename=missing", "--size=1m", "--rw=read", "--readonly"];
             let o = common::raw(program, &args, dir.path());
             let text = common::text(&o);
+            // The job's file was set up: its disk's statistics are reported (where it has one).
+            disk_stats.push(text.contains("Disk stats (read/write):"));
             assert_eq!(o.status.code(), Some(1), "{program}\n{text}");
             assert!(text.contains("refusing extend of file due to read-only"), "{program}\n{text}");
             let line = "err=2/file:filesetup.c:805, func=open(missing), error=No such file or directory";
@@ -266,6 +269,7 @@ mod needs_tools {
             assert!(text.contains("func=full resid"), "{program}\n{text}");
             assert_eq!(std::fs::metadata(dir.path().join("short")).unwrap().len(), 10000, "{program}");
         }
+        assert_eq!(disk_stats[0], disk_stats[1], "fio, zonekit: Disk stats");
     }
 
     #[test]

@@ -958,6 +958,8 @@ async fn run_clone<C: Clock>(
                     }
                     Err(e) => {
                         let mut o = fail(&run, started, errno_of(&e), open_verror(&f.path));
+                        // The job's files were set up: fio reports their disks' statistics.
+                        o.files = files.iter().map(|f| f.path.clone()).collect();
                         if opts.direct && e.raw_os_error() == Some(libc::EINVAL) {
                             o.log.push(
                                 "zonekit: looks like your file system does not support direct=1/buffered=0".into(),
