@@ -396,6 +396,8 @@ impl<C: Clock> Core<'_, C> {
     /// again (`reset_all_stats`), the epoch is now, and the runtime counts from it
     /// (`runtime_exceeded` reads the reset `td->epoch`), so an end of ramp noticed late moves the
     /// deadline with it. The ramp's tail starts ([`Core::ramp_tail`]). Whether it ended now.
+    #[cold]
+    #[inline(never)]
     fn end_ramp_if_over(&mut self, now: u64) -> bool {
         let ramp = self.cfg.ramp.as_nanos() as u64;
         let since = now.saturating_sub(self.start_ns);
@@ -414,8 +416,21 @@ impl<C: Clock> Core<'_, C> {
         true
     }
 
+    /// fio asks whether the ramp is over at each completion (`should_account`): the one that
+    /// finds it over adds its bytes before every statistic starts again, so only its error
+    /// would count, as during the ramp. Whether the completion (of result `res`) counts nothing.
+    #[cold]
+    #[inline(never)]
+    fn ramp_completion(&mut self, res: i64) -> bool {
+        let now = self.now();
+        self.end_ramp_if_over(now);
+        res >= 0
+    }
+
     /// The job moves on to its next I/O after the end of its ramp (fio's `TD_RUNNING`): from
     /// now on everything counts.
+    #[cold]
+    #[inline(never)]
     fn leave_ramp(&mut self) {
         if self.ramp_tail {
             self.ramping = false;
@@ -576,15 +591,8 @@ impl<C: Clock> Core<'_, C> {
                 self.check_latency(&io, done.saturating_sub(start));
             }
         }
-        if self.ramping && !self.ramp_tail {
-            // fio asks whether the ramp is over at each completion (`should_account`): the one
-            // that finds it over adds its bytes before every statistic starts again, so only
-            // its error would count, as during the ramp.
-            let now = self.now();
-            self.end_ramp_if_over(now);
-            if res >= 0 {
-                return;
-            }
+        if self.ramping && !self.ramp_tail && self.ramp_completion(res) {
+            return;
         }
         let now = done.saturating_sub(self.epoch_ns);
         let start = start.max(self.epoch_ns);
@@ -1215,7 +1223,6 @@ impl<'a, C: Clock> JobLoop<'a, C> {
     /// zone policy turned into a zone reset.
     async fn submit(&mut self, tag: u32, issue: &Issue) -> Queued {
         let io = issue.io;
-        let drawn = self.busy_prio.take();
         if io.dir == Dir::Trim
             && let Some(zj) = self.core.zone_of(&io).cloned()
             && let Some(r) = zj.trim(&Core::<C>::zone_io(&io), &mut self.core).await
@@ -1236,11 +1243,14 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         let _held = lock.as_ref().map(|l| l.hold(io.dir == Dir::Read));
         // fio's cmdprio: a read or write may take a priority of its own. fio's engines answer
         // busy before they draw it, so an I/O queued again keeps the one it drew.
-        let prio = match (drawn, self.core.cfg.cmdprio.as_mut(), io.dir) {
-            (Some(p), ..) => p,
-            (None, Some(c), Dir::Read) => c.pick(0, io.len).map(|p| IoPrio { ioprio: p.prio, index: p.index }),
-            (None, Some(c), Dir::Write) => c.pick(1, io.len).map(|p| IoPrio { ioprio: p.prio, index: p.index }),
-            _ => None,
+        let prio = match self.core.cfg.cmdprio.as_mut() {
+            None => None,
+            Some(c) => match (self.busy_prio.take(), io.dir) {
+                (Some(p), _) => p,
+                (None, Dir::Read) => c.pick(0, io.len).map(|p| IoPrio { ioprio: p.prio, index: p.index }),
+                (None, Dir::Write) => c.pick(1, io.len).map(|p| IoPrio { ioprio: p.prio, index: p.index }),
+                _ => None,
+            },
         };
         self.core.io_prio = prio;
         match prio {
@@ -1477,7 +1487,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     } else {
                         // fio requeues it and commits what is queued.
                         self.retry = Some(issue);
-                        self.busy_prio = Some(self.core.io_prio.take());
+                        if self.core.cfg.cmdprio.is_some() {
+                            self.busy_prio = Some(self.core.io_prio.take());
+                        }
                         self.core.commit();
                     }
                     return;
