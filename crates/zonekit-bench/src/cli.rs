@@ -160,6 +160,7 @@ fn run(inv: &Invocation, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         debug: inv.debug,
         debug_jobno: inv.debug_jobno,
         idle_prof: inv.idle_prof,
+        bandwidth_log: inv.bandwidth_log,
     };
     let sink: Box<dyn Write + Send> = match &inv.output {
         Some(path) => match std::fs::File::create(path) {

@@ -100,7 +100,7 @@ pub struct Invocation {
     pub readonly: bool,
     /// `--warnings-fatal`.
     pub warnings_fatal: bool,
-    /// `--bandwidth-log`: a bandwidth log for every job.
+    /// `--bandwidth-log`: the run's aggregate bandwidth logs (`agg-read_bw.log`, …).
     pub bandwidth_log: bool,
     /// `--aux-path=DIR`: where fio puts its auxiliary files.
     pub aux_path: Option<PathBuf>,
@@ -180,7 +180,7 @@ pub enum Arg {
 pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
     ("output", Arg::Required, "write the report to this file"),
     ("latency-log", Arg::Required, "rejected, as fio rejects it (deprecated; use write_lat_log)"),
-    ("bandwidth-log", Arg::None, "a bandwidth log for every job"),
+    ("bandwidth-log", Arg::None, "write the aggregate bandwidth logs agg-{read,write,trim}_bw.log"),
     ("minimal", Arg::None, "terse output"),
     ("output-format", Arg::Required, "comma list of normal, json, json+, terse (minimal, csv)"),
     ("append-terse", Arg::Optional, "add terse output"),
@@ -189,7 +189,7 @@ pub const RUN_OPTIONS: &[(&str, Arg, &str)] = &[
     ("cmdhelp", Arg::Optional, "help on an option, or all options"),
     ("enghelp", Arg::Optional, "list engines, or an engine's options"),
     ("showcmd", Arg::None, "print the job files as command lines"),
-    ("readonly", Arg::None, "refuse jobs that write or trim"),
+    ("readonly", Arg::None, "refuse jobs that write or trim; create and extend no file"),
     ("eta", Arg::Required, "always, never or auto"),
     ("eta-interval", Arg::Required, "ETA update interval (at least 250ms)"),
     ("eta-newline", Arg::Required, "start a new ETA line this often"),
@@ -508,13 +508,6 @@ pub fn parse_args(args: &[String], env: &Env) -> Result<Invocation, BenchError> 
     if ["parse", "file", "io"].iter().any(|c| inv.debug.has(c)) {
         inv.debug_trace = Some(parse_trace(&inv, &cmd_sections, &files, env));
     }
-    if inv.bandwidth_log {
-        for j in &mut inv.jobs {
-            if j.options.write_bw_log.is_none() {
-                j.options.write_bw_log = Some(j.options.name.clone());
-            }
-        }
-    }
     if showcmd {
         inv.showcmd = files.iter().map(showcmd_line).collect();
     }
@@ -831,11 +824,11 @@ Usage: zonekit bench [options] [job options] <job file(s)>
   --minimal             Terse output (same as --output-format=terse)
   --terse-version=N     Terse version: 2, 3 (default), 4 or 5
   --append-terse        Add terse output to the chosen format
-  --bandwidth-log       Write a bandwidth log for every job
+  --bandwidth-log       Write the aggregate bandwidth logs agg-{{read,write,trim}}_bw.log
   --parse-only          Parse and check the options, run nothing
   --showcmd             Print the job files as command lines
   --section=NAME        Run only job section NAME (repeatable)
-  --readonly            Refuse jobs that write or trim
+  --readonly            Refuse jobs that write or trim; create and extend no file
   --eta=when            always, never or auto: when to print the ETA line
   --eta-newline=TIME    Start a new ETA line every TIME
   --eta-interval=TIME   Update the ETA every TIME (at least 250ms)

@@ -404,6 +404,7 @@ fn finalize(
     let mut conflict = |at: Origin, why: String| conflicts.push(Conflict { at, why, as_fio: false });
     let o = &mut opts;
 
+    o.readonly = readonly;
     if readonly && (o.rw.writes() || o.rw.trims()) {
         conflict(
             where_set("rw"),
@@ -723,17 +724,7 @@ fn finalize(
         });
     }
 
-    let mut refusals = refusals(&opts, &values, &at);
-    if opts.rw_seq_add < 0 {
-        refusals.push(Refusal {
-            at: values.get("rw").map(|v| v.1.clone()).unwrap_or_else(|| at.clone()),
-            what: format!(
-                "rw={}",
-                values.get("rw").and_then(|v| v.2.clone()).map(|s| one_line(&s)).unwrap_or_default()
-            ),
-            why: "backwards sequential I/O (a negative gap) is not supported by zonekit".into(),
-        });
-    }
+    let refusals = refusals(&opts, &values, &at);
     Ok(JobSpec {
         name: opts.name.clone(),
         jobname: jobname.to_string(),
@@ -751,7 +742,6 @@ fn finalize(
 fn refusals(o: &JobOptions, values: &Values, at: &Origin) -> Vec<Refusal> {
     let mut out = Vec::new();
     let set_at = |name: &str| values.get(name).map(|v| v.1.clone()).unwrap_or_else(|| at.clone());
-    let raw_of = |name: &str| values.get(name).and_then(|v| v.2.clone()).map(|s| one_line(&s)).unwrap_or_default();
     let device_only = crate::target::DEVICE_ONLY_ENGINES;
     let implemented: Vec<&str> = engines::ENGINES
         .iter()
@@ -790,13 +780,6 @@ fn refusals(o: &JobOptions, values: &Values, at: &Origin) -> Vec<Refusal> {
                 None => (*name).to_string(),
             },
             why: "not supported by zonekit".into(),
-        });
-    }
-    if matches!(o.random_distribution, RandomDistribution::Zoned(_) | RandomDistribution::ZonedAbs(_)) {
-        out.push(Refusal {
-            at: set_at("random_distribution"),
-            what: format!("random_distribution={}", raw_of("random_distribution")),
-            why: "zoned distributions are not supported by zonekit".into(),
         });
     }
     let fst = o.file_service_type.split(':').next().unwrap_or("");

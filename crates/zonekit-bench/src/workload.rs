@@ -90,9 +90,12 @@ pub struct WorkloadSpec {
     pub trim: bool,
     /// Random offsets (`randread`, `randwrite`, `randrw`, `randtrim`).
     pub random: bool,
-    /// The `:N` of `rw=`: for random modes a new random offset every N I/Os; for sequential modes a
-    /// gap of N bytes after each I/O.
+    /// The `:N` of `rw=`: for random modes a new random offset every N I/Os (for sequential
+    /// modes, see `seq_add`).
     pub rw_modifier: u64,
+    /// The `:N` of a sequential `rw=` (fio's `ddir_seq_add`): N bytes skipped after each I/O;
+    /// negative, the job goes backwards (`rw=read:-8k`).
+    pub seq_add: i64,
     /// `rw_sequencer=identical`: between random offsets, repeat the same offset.
     pub sequencer_identical: bool,
     /// `percentage_random` per direction: the share of a random job's offsets drawn at random,
@@ -119,6 +122,8 @@ pub struct WorkloadSpec {
     pub norandommap: bool,
     /// Distribution of random offsets.
     pub distribution: Distribution,
+    /// `random_distribution=zoned|zoned_abs`: where each random offset falls (uniform inside).
+    pub zoned: Option<Zoned>,
     /// Seed of the streams fio does not define the same way (skewed distributions).
     pub seed: u64,
     /// fio's generators and their seeds.
@@ -235,6 +240,7 @@ impl WorkloadSpec {
             rw_modifier: 0,
             sequencer_identical: false,
             perc_rand: [100; 3],
+            seq_add: 0,
             bs_is_seq_rand: false,
             bs_unaligned: false,
             rwmix_read: 50,
@@ -245,6 +251,7 @@ impl WorkloadSpec {
             time_based: false,
             norandommap: false,
             distribution: Distribution::Uniform,
+            zoned: None,
             seed,
             rand: RandSpec::from_seed(seed),
             fsync_every: 0,
@@ -296,6 +303,39 @@ pub const WRAP_MARK: &str = "\u{2}wrap";
 /// In [`Workload::take_random_log`]: a draw found the random map full, followed by the file's
 /// last position and size (`LAST:SIZE`).
 pub const RAND_FAILED: &str = "\u{1}";
+
+/// `random_distribution=zoned:…` or `zoned_abs:…` (fio's `zone_split_index`): per direction,
+/// for each of the 100 values a draw in 1..=100 may take, the part of the range the offset falls
+/// in, as `(start, end)` in percent of the range (`zoned`) or in bytes (`zoned_abs`). A direction
+/// without a list has no entries: its offsets are uniform over the range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Zoned {
+    /// Sizes are bytes (`zoned_abs`), else percentages.
+    pub absolute: bool,
+    /// Per direction, entry `v - 1` for the draw `v`.
+    pub index: [Vec<(u64, u64)>; 3],
+}
+
+impl Zoned {
+    /// fio's `td_zone_gen_index` over each direction's list of `(access %, size)` (size in
+    /// percent, or bytes when `absolute`); the access percentages add up to 100.
+    pub fn new(absolute: bool, lists: [&[(u32, u64)]; 3]) -> Zoned {
+        let index = lists.map(|list| {
+            let mut out = Vec::with_capacity(100);
+            let mut prev = 0u64;
+            for &(access, size) in list {
+                for _ in 0..access {
+                    if out.len() < 100 {
+                        out.push((prev, prev + size));
+                    }
+                }
+                prev += size;
+            }
+            out
+        });
+        Zoned { absolute, index }
+    }
+}
 
 /// fio's random map: a bitmap of the blocks used in this pass.
 ///
@@ -450,6 +490,8 @@ pub struct Workload {
     /// fio's `seq_rand_state`: draws whether a random job's next offset is random (32-bit, all
     /// three from the reads' seed, as fio seeds them).
     rng_seq_rand: [FioRand; 3],
+    /// fio's `zone_state` (32-bit): the part of the range of a zoned distribution's offset.
+    rng_zone: FioRand,
     /// The last offset was drawn at random (fio's `is_random`).
     last_random: bool,
     /// Generators from the second pass on (fio's reseeding under `randrepeat`).
@@ -539,6 +581,7 @@ impl Workload {
             rng_mix,
             rng_dist: dist_rng,
             rng_seq_rand: Self::seq_rand(&rand),
+            rng_zone: FioRand::new(rand.seeds.of(Purpose::Zone), false),
             last_random: false,
             use64_later,
             spec,
@@ -595,6 +638,12 @@ impl Workload {
         self.issue_bytes
     }
 
+    /// The pass over the files the job is in (0 first; one per `loops`, and more while
+    /// `io_size` is not reached): fio closes the job's files between two.
+    pub fn pass(&self) -> u32 {
+        self.pass
+    }
+
     /// I/Os issued per direction.
     pub fn issued(&self) -> [u64; 3] {
         self.issues
@@ -633,11 +682,6 @@ impl Workload {
     /// [`Workload::file_done`] gives up on its file.
     pub fn propose(&mut self, hooks: Option<&dyn ZoneHooks>) -> Option<Proposal> {
         self.propose_steered(hooks, &mut |d| d)
-    }
-
-    /// Passes over the range started beyond the first (fio's loops of `do_io`).
-    pub fn pass(&self) -> u32 {
-        self.pass
     }
 
     /// `--debug`: keep fio's lines of the random offsets drawn from now on, with a mark where a
@@ -782,6 +826,7 @@ impl Workload {
         if self.spec.rand.seeds.repeatable {
             (self.rng_offset, self.rng_bs, self.rng_mix) = Self::seeded(&self.spec.rand, self.use64_later);
             self.rng_seq_rand = Self::seq_rand(&self.spec.rand);
+            self.rng_zone = FioRand::new(self.spec.rand.seeds.of(Purpose::Zone), false);
             self.next_unit = None;
         }
         for (fi, was_done) in done.into_iter().enumerate() {
@@ -1053,15 +1098,12 @@ impl Workload {
             self.last_random = true;
             return self.random_offset(fi, d, rand_len);
         }
-        // Sequential: from the last position, plus the `:N` gap after the first I/O.
+        // Sequential: from the last position.
         let f = &self.files[fi];
-        let mut pos = f.last_pos[d];
-        if pos > 0 && spec.rw_modifier > 0 {
-            pos += spec.rw_modifier;
-            if pos >= len && spec.time_based {
-                pos = 0;
-            }
+        if spec.seq_add != 0 {
+            return self.next_seq_offset_with_gap(fi, d);
         }
+        let pos = f.last_pos[d];
         (pos < len).then_some(pos)
     }
 
@@ -1069,9 +1111,35 @@ impl Workload {
         let align = self.spec.bs[d].align.max(1);
         let min_bs = self.spec.bs[d].min;
         let usable = len.saturating_sub(min_bs.saturating_sub(align));
-        let lastb = div(usable, align);
+        let mut lastb = div(usable, align);
         if lastb == 0 {
             return None;
+        }
+        // fio's __get_next_rand_offset_zoned(_abs): a draw in 1..=100 picks the part of the range,
+        // then the offset is drawn (and checked in the random map) as if that part were the
+        // whole range, and moved to its start.
+        let mut first = 0;
+        if let Some(z) = &self.spec.zoned
+            && let Some(list) = z.index.get(d).filter(|l| !l.is_empty())
+        {
+            let v = self.rng_zone.between(1, 100) as usize;
+            if let Some(&(start, end)) = list.get(v - 1) {
+                if z.absolute {
+                    let (s, e) = (start / align, end / align);
+                    if e > lastb {
+                        // fio: "zoned_abs sizes exceed file size", and the file is done.
+                        return None;
+                    }
+                    (first, lastb) = (s, e - s);
+                } else {
+                    first = start * lastb / 100;
+                    lastb = lastb * (end - start) / 100;
+                }
+            }
+            if lastb == 0 {
+                // fio scales its draw by 0: the part's first block.
+                return Some(first * align);
+            }
         }
         let f = &mut self.files[fi];
         let b = match f.dist.as_mut() {
@@ -1119,7 +1187,42 @@ impl Workload {
                 }
             }
         };
-        Some(b * align)
+        Some((b + first) * align)
+    }
+
+    /// fio's `get_next_seq_offset` for `rw=…:N` (relative to the range's start): the gap is
+    /// added after the first I/O; past the end of the file a positive gap goes on from the
+    /// range's start, a negative one from its end, so a job reads its size whatever the gap
+    /// (`rw=read:-8k` reads 0, then backwards from the end less 8 KiB, 4 KiB lower each time).
+    /// fio mixes positions relative to the range with absolute ones there; so does this, for
+    /// the same offsets when the range does not start at 0.
+    fn next_seq_offset_with_gap(&mut self, fi: usize, d: usize) -> Option<u64> {
+        let add = self.spec.seq_add;
+        let r = self.files[fi].range;
+        let (start, real, io_size) = (r.offset, r.size, r.len);
+        let one_file = self.files.len() == 1;
+        let f = &mut self.files[fi];
+        let mut last = start + f.last_pos[d];
+        if last >= io_size + start && self.spec.time_based && one_file {
+            last = start;
+            f.last_pos[d] = 0;
+        }
+        if last >= real {
+            return None;
+        }
+        // The end a backwards job starts over from.
+        let end = if real > io_size { io_size } else { real };
+        if last == start && start != 0 && add < 0 {
+            last = end;
+        }
+        let mut pos = last.wrapping_sub(start);
+        if pos != 0 {
+            pos = pos.wrapping_add(add as u64);
+            if pos >= real {
+                pos = if add > 0 { start } else { end.wrapping_add(add as u64) };
+            }
+        }
+        Some(pos)
     }
 
     /// fio's `get_next_buflen`: fixed, a range, or a split; never past the range end.
@@ -1360,9 +1463,47 @@ mod tests {
         assert_eq!(ios.len(), 16);
         assert_eq!((ios[0].file, ios[1].file, ios[2].file), (0, 1, 0));
         s.files = vec![FileRange { size: 64 << 10, offset: 0, len: 64 << 10 }];
-        s.rw_modifier = 4096;
-        let ios = drain(&mut Workload::new(s));
-        assert_eq!(ios.iter().map(|i| i.offset).take(3).collect::<Vec<_>>(), vec![0, 8192, 16384]);
+        s.seq_add = 4096;
+        let ios = drain(&mut Workload::new(s.clone()));
+        let offsets: Vec<u64> = ios.iter().map(|i| i.offset).collect();
+        // fio 3.33's write_iolog of rw=read:4k over 64 KiB: every other block, then from the
+        // start again (the gap is added to the start too), until the size is read.
+        let evens: Vec<u64> = (0..8).map(|i| i * 8192).collect();
+        assert_eq!(offsets[..8], evens[..]);
+        assert_eq!(offsets.len(), 16);
+        assert_eq!(offsets[8..], evens[..]);
+        // rw=read:-8k (fio's examples/backwards-read.fio): 0, then from the end less 8 KiB
+        // downwards, back at 0 last.
+        s.seq_add = -8192;
+        let offsets: Vec<u64> = drain(&mut Workload::new(s)).iter().map(|i| i.offset).collect();
+        let mut want = vec![0];
+        want.extend((0..15).map(|i| (64 << 10) - 8192 - 4096 * i));
+        assert_eq!(offsets, want);
+    }
+
+    /// fio's `td_zone_gen_index`: draw `v` (1..=100) maps to the part whose access share
+    /// covers it; `zoned:50/5:30/15:20/` gives the last part the rest of the range (80 %).
+    #[test]
+    fn zoned_index_and_offsets() {
+        let list = [(50, 5), (30, 15), (20, 80)];
+        let z = Zoned::new(false, [&list, &list, &[]]);
+        assert_eq!(z.index[0].len(), 100);
+        assert_eq!((z.index[0][0], z.index[0][49]), ((0, 5), (0, 5)));
+        assert_eq!((z.index[0][50], z.index[0][79]), ((5, 20), (5, 20)));
+        assert_eq!((z.index[0][80], z.index[0][99]), ((20, 100), (20, 100)));
+        assert!(z.index[2].is_empty(), "trims: uniform");
+        // Offsets: about half in the first 5 % of the range, 30 % in the next 15 %.
+        let mut s = spec(true, false, true, 64 << 20, 4096);
+        s.norandommap = true;
+        s.zoned = Some(z);
+        let mut w = Workload::new(s);
+        let offs: Vec<u64> = (0..10_000).map(|_| w.next().unwrap().offset).collect();
+        let share = |lo: u64, hi: u64| {
+            offs.iter().filter(|&&o| o >= (64 << 20) / 100 * lo && o < (64 << 20) / 100 * hi).count()
+        };
+        assert!((4700..5300).contains(&share(0, 5)), "{}", share(0, 5));
+        assert!((2700..3300).contains(&share(5, 20)), "{}", share(5, 20));
+        assert!(offs.iter().all(|&o| o < 64 << 20 && o % 4096 == 0));
     }
 
     #[test]

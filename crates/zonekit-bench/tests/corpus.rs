@@ -47,10 +47,10 @@ const EXPECTED: Counts = Counts {
     others_unset_variable: 14,
     others_unknown_option: 10,
     others_bad_value: 10,
-    runnable: 45,
+    runnable: 49,
     host: 0,
     refused_engine: 22,
-    refused_option: 4,
+    refused_option: 0,
     conflict: 2,
 };
 

@@ -219,6 +219,59 @@ mod needs_tools {
         }
     }
 
+    /// `create_on_open` with a job that only reads: its open creates the file empty, and its
+    /// first read (a synchronous engine's) moves nothing, which fails it (`func=full resid`),
+    /// that read counted as issued.
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn create_on_open_reader_fails_as_fio() {
+        require_fio();
+        for program in ["fio", zonekit()] {
+            let dir = tempfile::tempdir().unwrap();
+            let args = ["--name=c", "--filename=n", "--size=64k", "--rw=read", "--bs=4k", "--create_on_open=1"];
+            let o = common::raw(program, &args, dir.path());
+            let text = common::text(&o);
+            assert_eq!(o.status.code(), Some(1), "{program}\n{text}");
+            assert!(
+                text.contains("err= 5 (file:backend.c:471, func=full resid, error=Input/output error)"),
+                "{program}\n{text}"
+            );
+            assert!(text.contains("issued rwts: total=1,0,0,0 short=0,0,0,0"), "{program}\n{text}");
+            assert_eq!(std::fs::metadata(dir.path().join("n")).unwrap().len(), 0, "{program}");
+        }
+    }
+
+    /// `--readonly`: the layout creates and extends nothing (fio's `refusing extend of file due
+    /// to read-only`); a missing file then fails the job as it is opened, with fio's error
+    /// line, and a short one is read as it is, to its end.
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn readonly_creates_and_extends_nothing_as_fio() {
+        require_fio();
+        let mut disk_stats = Vec::new();
+        for program in ["fio", zonekit()] {
+            let dir = tempfile::tempdir().unwrap();
+            let args = ["--name=r", "--filename=missing", "--size=1m", "--rw=read", "--readonly"];
+            let o = common::raw(program, &args, dir.path());
+            let text = common::text(&o);
+            // The job's file was set up: its disk's statistics are reported (where it has one).
+            disk_stats.push(text.contains("Disk stats (read/write):"));
+            assert_eq!(o.status.code(), Some(1), "{program}\n{text}");
+            assert!(text.contains("refusing extend of file due to read-only"), "{program}\n{text}");
+            let line = "err=2/file:filesetup.c:805, func=open(missing), error=No such file or directory";
+            assert!(text.contains(line), "{program}\n{text}");
+            assert!(!dir.path().join("missing").exists(), "{program} created the file");
+            std::fs::write(dir.path().join("short"), [7u8; 10000]).unwrap();
+            let args = ["--name=r", "--filename=short", "--size=1m", "--rw=read", "--readonly"];
+            let o = common::raw(program, &args, dir.path());
+            let text = common::text(&o);
+            assert!(text.contains("refusing extend of file due to read-only"), "{program}\n{text}");
+            assert!(text.contains("func=full resid"), "{program}\n{text}");
+            assert_eq!(std::fs::metadata(dir.path().join("short")).unwrap().len(), 10000, "{program}");
+        }
+        assert_eq!(disk_stats[0], disk_stats[1], "fio, zonekit: Disk stats");
+    }
+
     #[test]
     #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
     fn opendir_as_fio() {

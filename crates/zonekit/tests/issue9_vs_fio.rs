@@ -120,6 +120,55 @@ mod needs_tools {
         assert_eq!(zf, ff);
     }
 
+    /// The system calls named in `calls` that `program` made with `args` under strace, one
+    /// line each, and its report.
+    fn traced(program: &str, args: &[&str], dir: &Path, calls: &str) -> (Value, Vec<String>) {
+        let trace = dir.join("trace");
+        let trace_s = trace.to_str().unwrap().to_string();
+        let filter = format!("trace={calls}");
+        let mut full = vec!["-f", "-qq", "-e", filter.as_str(), "-o", trace_s.as_str(), program];
+        if program == zonekit() {
+            full.push("bench");
+        }
+        let (doc, o) = run("strace", &[full.as_slice(), args].concat(), dir);
+        assert!(o.status.success(), "strace {program}: {}", String::from_utf8_lossy(&o.stderr));
+        let text = std::fs::read_to_string(&trace).expect("strace is installed and wrote its trace");
+        std::fs::remove_file(&trace).unwrap();
+        (doc, text.lines().map(str::to_string).collect())
+    }
+
+    /// Between two loops fio closes and unlinks the files, then opens them again, keeping its
+    /// engine: one `io_setup` (libaio) or `io_uring_setup` for the three loops. zonekit used to
+    /// set a new engine up for each loop.
+    #[test]
+    #[ignore]
+    fn unlink_each_loop_keeps_the_engine_as_fio() {
+        require_fio();
+        for (engine, call) in [("libaio", "io_setup"), ("io_uring", "io_uring_setup")] {
+            let e = format!("--ioengine={engine}");
+            let args = [
+                "--name=j",
+                "--directory=.",
+                "--rw=write",
+                "--bs=4k",
+                "--size=64k",
+                "--loops=3",
+                "--unlink_each_loop=1",
+                "--iodepth=4",
+                e.as_str(),
+            ];
+            for program in ["fio", zonekit()] {
+                let dir = tempfile::tempdir().unwrap();
+                let (doc, lines) = traced(program, &args, dir.path(), call);
+                assert_eq!(counts(&doc, 0, "write"), (196608, 48), "{program} {engine}");
+                assert_eq!(error(&doc, 0), 0, "{program} {engine}");
+                let setups = lines.iter().filter(|l| l.contains(&format!("{call}("))).count();
+                assert_eq!(setups, 1, "{program} {engine}: {lines:?}");
+                assert_eq!(files_left(dir.path()), vec![("j.0.0".to_string(), 65536)], "{program} {engine}");
+            }
+        }
+    }
+
     /// A random writer over two files, with `unlink=1` too: nothing is left.
     #[test]
     #[ignore]
@@ -154,6 +203,33 @@ mod needs_tools {
         assert!(ff.is_empty() && zf.is_empty(), "fio {ff:?}, zonekit {zf:?}");
     }
 
+    /// A reader and writer: the second loop's file is new and empty, so its first read (with a
+    /// synchronous engine) moves nothing, which fails the job as fio's `io_queue_event` does
+    /// (`err=5 … func=full resid`), after the same I/Os: that read is counted as issued.
+    #[test]
+    #[ignore]
+    fn unlink_each_loop_reader_writer_fails_at_the_end_of_the_file_as_fio() {
+        require_fio();
+        let args =
+            ["--name=j", "--directory=.", "--rw=randrw", "--bs=4k", "--size=64k", "--loops=2", "--unlink_each_loop=1"];
+        // fio prints its job error line in the report itself (a JSON report would not parse).
+        let issued = |out: &str| out.lines().find(|l| l.contains("issued rwts")).map(str::to_string);
+        let mut seen = Vec::new();
+        for program in ["fio", zonekit()] {
+            let dir = tempfile::tempdir().unwrap();
+            let o = common::raw(program, &args, dir.path());
+            let out = common::text(&o);
+            assert_eq!(o.status.code(), Some(1), "{program}: {out}");
+            assert!(
+                out.contains("err= 5 (file:backend.c:471, func=full resid, error=Input/output error)"),
+                "{program}: {out}"
+            );
+            seen.push(issued(&out).unwrap_or_else(|| panic!("{program}: {out}")));
+        }
+        assert_eq!(seen[1], seen[0]);
+        assert!(seen[0].contains("total=11,6,0,0"), "fio: {}", seen[0]);
+    }
+
     /// Two jobs on one file, each locking it: the same counts and bytes as fio for every mode.
     #[test]
     #[ignore]
@@ -182,6 +258,50 @@ mod needs_tools {
             assert_eq!(counts(&f, 1, "read"), (131072, 32), "fio");
             assert_eq!((error(&z, 0), error(&z, 1), error(&z, 2), zc), (0, 0, 0, fc));
             assert_eq!(zf, ff);
+        }
+    }
+
+    /// Two jobs locking one file with different modes. Running together, fio 3.33 hands the
+    /// second to open it the first one's lock, takes it as a lock of its own kind and fails an
+    /// assertion, which kills that job; zonekit fails the second job before its I/O, in one
+    /// line, exit code 1. One after the other (`stonewall`), both run in both tools. (Paced at
+    /// 50 IOPS, so that the two surely overlap.)
+    #[test]
+    #[ignore]
+    fn lockfile_modes_differing_on_one_file_match_fio() {
+        require_fio();
+        let jobs = |wave: &str| {
+            format!(
+                "[global]\nsize=32k\nrw=randrw\nbs=4k\nrate_iops=50\n[a]\nfilename=f\nlockfile=exclusive\n[b]\n{wave}filename=f\nlockfile=readwrite\n"
+            )
+        };
+        let ios = |doc: &Value, i: usize| counts(doc, i, "read").1 + counts(doc, i, "write").1;
+        for program in ["fio", zonekit()] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("j.fio"), jobs("")).unwrap();
+            if program == "fio" {
+                // fio's lines about the killed job land in its report: read the normal output.
+                let o = common::raw(program, &["j.fio"], dir.path());
+                let out = common::text(&o);
+                assert!(out.contains("Assertion") && out.contains("magic"), "fio 3.33 fails an assertion: {out}");
+                assert!(out.contains("got signal=6"), "{out}");
+                assert_eq!(out.matches("(groupid=0, jobs=1): err= 0").count(), 1, "one job's report: {out}");
+            } else {
+                let (doc, o) = run(program, &["j.fio"], dir.path());
+                let err = String::from_utf8_lossy(&o.stderr).to_string();
+                let done: Vec<u64> = (0..2).map(|i| ios(&doc, i)).collect();
+                assert!(done.contains(&8) && done.contains(&0), "one job runs, one does not: {done:?} {err}");
+                assert_eq!(o.status.code(), Some(1), "{err}");
+                assert_eq!(err.lines().count(), 1, "{err}");
+                assert!(err.contains("lockfile=exclusive") && err.contains("lockfile=readwrite"), "{err}");
+                let failed = (0..2).find(|&i| done[i] == 0).unwrap();
+                assert_eq!(error(&doc, failed), 22);
+            }
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join("j.fio"), jobs("stonewall\n")).unwrap();
+            let (doc, o) = run(program, &["j.fio"], dir.path());
+            assert!(o.status.success(), "{program}: {}", String::from_utf8_lossy(&o.stderr));
+            assert_eq!((ios(&doc, 0), ios(&doc, 1)), (8, 8), "{program}: one after the other");
         }
     }
 

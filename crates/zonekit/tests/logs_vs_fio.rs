@@ -70,6 +70,44 @@ fn ms_now() -> u64 {
 mod needs_tools {
     use super::*;
 
+    /// `--bandwidth-log`: fio's aggregate logs `agg-{read,write,trim}_bw.log` (no per-job log),
+    /// a row `time, KiB/s, direction, 0, 0` each time the status line is computed after
+    /// `bwavgtime` (so none with `--eta=never`), for every direction.
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn aggregate_bandwidth_logs_as_fio() {
+        require("fio", "--version");
+        let args = [
+            "--name=b",
+            "--filename=f",
+            "--size=16m",
+            "--rw=write",
+            "--bs=64k",
+            "--time_based",
+            "--runtime=2",
+            "--rate=10m",
+        ];
+        let names = ["agg-read_bw.log", "agg-trim_bw.log", "agg-write_bw.log"];
+        let (f, z) = side_by_side(&[&args[..], &["--bandwidth-log", "--eta=always"]].concat());
+        assert_eq!(f.keys().map(String::as_str).collect::<Vec<_>>(), names, "fio");
+        for (tool, logs) in [("fio", &f), ("zonekit", &z)] {
+            let write = &logs["agg-write_bw.log"];
+            assert!((2..=5).contains(&write.len()), "{tool}: {write:?}");
+            for row in write {
+                assert_eq!(row[2..], ["1", "0", "0"], "{tool}: {row:?}");
+            }
+            // After the first window, about the rate (10 MiB/s).
+            let kib: u64 = write[write.len() - 1][1].parse().unwrap();
+            assert!((8000..12500).contains(&kib), "{tool}: {write:?}");
+            assert!(logs["agg-read_bw.log"].iter().all(|r| r[1] == "0" && r[2] == "0"), "{tool}");
+        }
+        let (f, z) = side_by_side(&[&args[..], &["--bandwidth-log", "--eta=never"]].concat());
+        for logs in [&f, &z] {
+            assert_eq!(logs.keys().map(String::as_str).collect::<Vec<_>>(), names);
+            assert!(logs.values().all(Vec::is_empty), "{logs:?}");
+        }
+    }
+
     /// A job that fixes its I/O (256 sequential 4 KiB writes per clone, two clones): every log
     /// has fio's name, 256 rows, the same columns; with `log_offset` and `log_prio` the offset
     /// column matches row by row and the priority column is fio's hex; `per_job_logs=0`

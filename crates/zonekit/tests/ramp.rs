@@ -74,4 +74,61 @@ mod needs_tools {
             }
         }
     }
+
+    /// A verifying writer's read-back pass stops at the job's deadline as its ramp moved it
+    /// (fio's `do_verify` checks `runtime_exceeded`, which counts from the reset epoch): the
+    /// writes fill the runtime, so nothing is read back. zonekit used to give its verify pass
+    /// the whole `ramp_time` once more and read everything back.
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn a_verify_pass_stops_at_the_deadline_the_ramp_moved() {
+        require_fio();
+        let job = [
+            "--name=v",
+            "--filename=f",
+            "--size=64m",
+            "--bs=4k",
+            "--rw=write",
+            "--verify=crc32c",
+            "--ramp_time=300ms",
+            "--runtime=500ms",
+            "--rate=,1m",
+        ];
+        for program in ["fio", zonekit()] {
+            let dir = tempfile::tempdir().unwrap();
+            let (doc, o) = run(program, &job, dir.path());
+            common::ok(&o);
+            let (bytes, ios, runtime, _) = write(&doc, 0);
+            assert!((100..=140).contains(&ios), "{program}: {ios} writes after the ramp");
+            assert_eq!(bytes, ios * 4096, "{program}");
+            assert!((500..600).contains(&runtime), "{program}: write runtime {runtime} ms");
+            assert_eq!(doc["jobs"][0]["read"]["total_ios"], 0, "{program}: read back past the deadline");
+        }
+    }
+
+    /// fio notices the end of the ramp as an I/O is sent (`io_u_queued`), not only as one
+    /// completes: `libaio` on a buffered file does its I/O inside `io_submit`, so the ramp mostly
+    /// ends there, and the I/Os then in flight, the one just sent included, are the whole
+    /// queue: `io_bytes` is `(total_ios + 32) × bs` at `iodepth=32` (31 when a completion
+    /// notices it first). zonekit used to notice it only between its rounds: always 31.
+    #[test]
+    #[ignore = "needs fio: scripts/test.sh runs it (cargo test -- --ignored needs_tools::)"]
+    fn a_full_queue_counts_its_bytes_when_the_ramp_ends_at_a_submission() {
+        require_fio();
+        let mut job = FILE_JOB;
+        job[4] = "--iodepth=32";
+        for program in ["fio", zonekit()] {
+            let dir = tempfile::tempdir().unwrap();
+            let (doc, o) = run(program, &job, dir.path());
+            common::ok(&o);
+            let extra: Vec<u64> = (0..2)
+                .map(|i| {
+                    let (bytes, ios, ..) = write(&doc, i);
+                    bytes / 4096 - ios
+                })
+                .collect();
+            assert!(extra.iter().all(|e| (31..=32).contains(e)), "{program}: {extra:?}");
+            assert!(extra.contains(&32), "{program}: {extra:?}: the ramp ended at a submission in neither job");
+        }
+    }
 }

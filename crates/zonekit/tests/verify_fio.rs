@@ -187,6 +187,16 @@ fn verify_state_files_are_fios() {
     let load = job("--filename=data", "--rw=read", &["--verify=crc32c", "--verify_state_load=1"]);
     ok(&fio(&load, d), "fio loads zonekit's state");
     ok(&zonekit(&load, d), "zonekit loads its state");
+    // A writer that does not read back (do_verify=0, as fio's examples/surface-scan.fio's write
+    // phase) saves its state too.
+    std::fs::remove_file(d.join("local-v-0-verify.state")).unwrap();
+    let args = job("--filename=data", "--rw=write", &["--verify=crc32c", "--iodepth=1", "--do_verify=0"]);
+    ok(&fio(&args, d), "fio");
+    let fio_state = std::fs::read(d.join("local-v-0-verify.state")).expect("fio saves the state");
+    std::fs::remove_file(d.join("local-v-0-verify.state")).unwrap();
+    ok(&zonekit(&args, d), "zonekit");
+    let zk_state = std::fs::read(d.join("local-v-0-verify.state")).expect("zonekit saves the state");
+    assert_eq!(zk_state, fio_state, "do_verify=0: the same state file");
 }
 
 #[test]

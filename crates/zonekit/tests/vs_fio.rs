@@ -11,6 +11,7 @@ mod common;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::process::Command;
 
 /// Panics unless fio runs: a comparison with fio must never pass without it.
 use crate::common::{raw, require_fio};
@@ -171,6 +172,22 @@ fn same_seed_same_ios_as_fio() {
         "--name=loops --size=1M --rw=randrw --bs=4k --norandommap --loops=2",
         // Clones: each its own thread number, so its own seeds (files nj.0.0 and nj.1.0).
         "--name=nj --directory=. --size=512k --rw=randrw --bs=4k --numjobs=2",
+        // Sequential gaps (fio's get_next_seq_offset): past the end a positive gap starts over
+        // from the start, a negative one reads backwards from the end (fio's
+        // examples/backwards-read.fio), also from an offset and for a mix.
+        "--name=gap --size=1M --rw=read:4k --bs=4k",
+        "--name=back --size=1M --rw=read:-8k --bs=4k",
+        "--name=backoff --size=512k --offset=256k --rw=read:-8k --bs=4k",
+        "--name=gapmix --size=1M --rw=rw:8k --bs=4k",
+        // Zoned distributions (fio's zone_state draws the part, then the offset as usual): the
+        // random map, a mix, sizes in bytes (fio's examples/rand-zones.fio, jesd219.fio).
+        "--name=zoned --size=4M --rw=randread --bs=4k --random_distribution=zoned:50/5:30/15:20/",
+        "--name=zonedmix --size=4M --rw=randrw --bs=4k --norandommap --random_distribution=zoned:60/10:40/90",
+        "--name=zabs --size=4M --rw=randread --bs=8k --norandommap --random_distribution=zoned_abs:60/1m:40/3m",
+        // filesize with size: the range is the file, the bytes are size's (fio's setup_files);
+        // size=N% takes that share of each file.
+        "--name=fsz --size=256k --filesize=1m --rw=randread --bs=4k",
+        "--name=fszp --size=50% --filesize=1m --rw=read --bs=4k",
     ];
     for (job, f, z) in both_iologs(&jobs) {
         assert!(!f.is_empty() && f.values().all(|v| !v.is_empty()), "{job}: fio logged no I/O");
@@ -235,6 +252,48 @@ fn new_user_defects_as_fio() {
     let line = "w: Laying out IO files (3 files / total 12MiB)\n";
     assert!(text(&f).contains(line) && text(&z).contains(line), "{}\n{}", text(&f), text(&z));
     assert_eq!(fl, zl, "the same files");
+
+    // --status-interval: every report, those while the job runs included, ends with the disk
+    // statistics so far (where the files' file system has a device); and a job's line says when
+    // the report was made (fio's time(NULL)), not when the job started.
+    let local_secs = || {
+        let out = Command::new("date").arg("+%H:%M:%S").output().expect("date");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let secs = |hms: &str| -> i64 {
+        let v: Vec<i64> = hms.split(':').map(|x| x.parse().unwrap()).collect();
+        v[0] * 3600 + v[1] * 60 + v[2]
+    };
+    let start = secs(&local_secs());
+    let args = [
+        "--name=s",
+        "--filename=data",
+        "--size=16m",
+        "--rw=randread",
+        "--time_based",
+        "--runtime=3",
+        "--rate_iops=500",
+        "--status-interval=1",
+    ];
+    let (f, z, _, _) = both(&args);
+    for o in [&f, &z] {
+        let t = text(o);
+        let reports = t.matches("Run status group 0 (all jobs):").count();
+        assert!(reports >= 2, "{t}");
+        let disks = t.matches("Disk stats (read/write):").count();
+        assert!(disks == reports || disks == 0, "{t}");
+        let last = t.lines().rfind(|l| l.starts_with("s: (groupid=0")).expect("a job line");
+        let hms = last.split_whitespace().rev().nth(1).unwrap();
+        let after = (secs(hms) - start).rem_euclid(86400);
+        assert!((3..60).contains(&after), "{hms} is {after} s after the start: {t}");
+    }
+    assert_eq!(
+        text(&f).contains("Disk stats (read/write):"),
+        text(&z).contains("Disk stats (read/write):"),
+        "{}\n{}",
+        text(&f),
+        text(&z)
+    );
 
     // The null engine leaves no file behind, whatever the size.
     let (f, z, fl, zl) = both(&["--name=n", "--ioengine=null", "--size=100g", "--io_size=1m", "--rw=write"]);

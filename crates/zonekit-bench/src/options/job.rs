@@ -427,6 +427,9 @@ pub struct JobOptions {
     pub create_fsync: bool,
     /// `create_on_open`: create files when they are opened for I/O.
     pub create_on_open: bool,
+    /// `--readonly` (a switch of the command line, fio's global `read_only`): besides refusing
+    /// jobs that write or trim, no file is created or extended by the layout.
+    pub readonly: bool,
     /// `create_only`: only lay out the files.
     pub create_only: bool,
     /// `allow_file_create`: may create files that do not exist.
@@ -903,6 +906,7 @@ impl Default for JobOptions {
             create_serialize: true,
             create_fsync: true,
             create_on_open: false,
+            readonly: false,
             create_only: false,
             allow_file_create: true,
             pre_read: false,

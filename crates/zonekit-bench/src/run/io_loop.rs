@@ -174,6 +174,10 @@ pub struct LoopEnd {
     pub io_runtime_ns: u64,
     /// The epoch: the clock reading the statistics count from (the end of `ramp_time`).
     pub epoch_ns: u64,
+    /// The clock reading at which the job's runtime ends (`runtime`, from the end of the ramp
+    /// as noticed), if it has one: what later phases of the job (verify, the next of `loops`)
+    /// stop at.
+    pub deadline_ns: Option<u64>,
     /// The first fatal error, as fio reports it (`io_u error on file …`), with its errno.
     pub error: Option<(i32, String)>,
     /// Lines fio would print with `log_err` while the job ran (zone policy messages), as
@@ -195,6 +199,20 @@ fn set_log_epoch<C: Clock>(stats: &mut ThreadStats, clock: &C, epoch_ns: u64) {
     if let Some(id) = stats.config().log_alt_clock {
         let sim = clock.as_real().is_none().then_some(epoch_ns);
         stats.set_log_time_base(crate::stats::log::log_epoch_ms(id, sim).unwrap_or(0));
+    }
+}
+
+/// Where fio 3.33's file operation engines record the failure of their call `func` (its
+/// `td_verror`: `open(F)`, `stat(F) type=N`, `delete(F)`).
+fn file_op_location(func: &str) -> Option<&'static str> {
+    if func.starts_with("open(") {
+        Some("engines/fileoperations.c:91")
+    } else if func.starts_with("stat(") {
+        Some("engines/fileoperations.c:162")
+    } else if func.starts_with("delete(") {
+        Some("engines/fileoperations.c:205")
+    } else {
+        None
     }
 }
 
@@ -284,7 +302,16 @@ struct Core<'a, C: Clock> {
     clock: C,
     /// Offset of the statistics epoch from the clock's origin (moves at the end of the ramp).
     epoch_ns: u64,
+    /// Nothing counts yet (fio's `!ramp_time_over`), or the ramp ended at a completion or a
+    /// submission not long ago and the job has not moved on to its next I/O (`ramp_tail`).
     ramping: bool,
+    /// The ramp is over and every statistic started again, but fio's runstate is still
+    /// `TD_RAMP` until its next I/O: the completions reaped meanwhile count their bytes, not
+    /// their latencies (`should_account`).
+    ramp_tail: bool,
+    /// Completions count their bytes only: the engine times its own calls (`own_latencies`), or
+    /// the ramp's tail.
+    bytes_only: bool,
     slots: Vec<Slot>,
     free: Vec<u32>,
     /// Queued and not yet sent to the engine.
@@ -395,6 +422,54 @@ impl<C: Clock> Core<'_, C> {
         }
     }
 
+    /// fio's `ramp_time_over`, asked at `now` as each I/O completes and (with submission
+    /// latencies on) as each is sent: once the ramp's time has passed, every statistic starts
+    /// again (`reset_all_stats`), the epoch is now, and the runtime counts from it
+    /// (`runtime_exceeded` reads the reset `td->epoch`), so an end of ramp noticed late moves the
+    /// deadline with it. The ramp's tail starts ([`Core::ramp_tail`]). Whether it ended now.
+    #[cold]
+    #[inline(never)]
+    fn end_ramp_if_over(&mut self, now: u64) -> bool {
+        let ramp = self.cfg.ramp.as_nanos() as u64;
+        let since = now.saturating_sub(self.start_ns);
+        if since < ramp {
+            return false;
+        }
+        if let Some(dl) = self.cfg.deadline.as_mut() {
+            *dl += Duration::from_nanos(since - ramp);
+        }
+        self.epoch_ns = now;
+        self.stats.restart();
+        set_log_epoch(self.stats, &self.clock, now);
+        self.progress.state.store(2, Ordering::Relaxed);
+        self.ramp_tail = true;
+        self.bytes_only = true;
+        true
+    }
+
+    /// fio asks whether the ramp is over at each completion (`should_account`): the one that
+    /// finds it over adds its bytes before every statistic starts again, so only its error
+    /// would count, as during the ramp. Whether the completion (of result `res`) counts nothing.
+    #[cold]
+    #[inline(never)]
+    fn ramp_completion(&mut self, res: i64) -> bool {
+        let now = self.now();
+        self.end_ramp_if_over(now);
+        res >= 0
+    }
+
+    /// The job moves on to its next I/O after the end of its ramp (fio's `TD_RUNNING`): from
+    /// now on everything counts.
+    #[cold]
+    #[inline(never)]
+    fn leave_ramp(&mut self) {
+        if self.ramp_tail {
+            self.ramping = false;
+            self.ramp_tail = false;
+            self.bytes_only = self.own_latencies;
+        }
+    }
+
     fn flush_progress(&mut self) {
         let bytes = self.stats.io_bytes();
         let ios = self.stats.io_blocks();
@@ -444,11 +519,17 @@ impl<C: Clock> Core<'_, C> {
             self.error.get_or_insert((errno, format!("io_u commit error: {e}")));
         }
         let t = self.now();
+        if self.ramping && !self.ramp_tail && !self.stats.config().disable_slat {
+            // fio's io_u_queued asks whether the ramp is over as it records each submission
+            // latency: the I/Os sent now count those and their bytes, not their I/Os.
+            self.end_ramp_if_over(t);
+        }
+        let counting = !self.ramping || self.ramp_tail;
         for &tag in &self.pending {
             let slot = &mut self.slots[tag as usize];
             slot.issue = t;
             // An offloaded I/O's submission is its thread's, accounted at its completion.
-            if let (Some(io), false) = (slot.io, self.ramping || self.offload)
+            if let (Some(io), true) = (slot.io, counting && !self.offload)
                 && let Some(d) = stat_ddir(io.dir)
             {
                 let now = t.saturating_sub(self.epoch_ns);
@@ -458,7 +539,7 @@ impl<C: Clock> Core<'_, C> {
                 }
             }
         }
-        if !self.ramping && !self.offload {
+        if counting && !self.offload {
             self.stats.submitted(n);
         }
         self.pending.clear();
@@ -513,7 +594,7 @@ impl<C: Clock> Core<'_, C> {
             self.reaped = reaped;
             return;
         }
-        if !self.ramping && !self.offload {
+        if (!self.ramping || self.ramp_tail) && !self.offload {
             self.stats.completed(reaped.len() as u32);
         }
         for c in reaped.drain(..) {
@@ -669,7 +750,7 @@ impl<C: Clock> Core<'_, C> {
                 }
             }
         }
-        if self.ramping {
+        if self.ramping && !self.ramp_tail && self.ramp_completion(res) {
             return;
         }
         let now = done.saturating_sub(self.epoch_ns);
@@ -693,7 +774,7 @@ impl<C: Clock> Core<'_, C> {
             None => {
                 if res < 0 {
                     self.fail(io, res);
-                } else {
+                } else if !self.ramp_tail {
                     self.stats.sync_done(done - issue);
                 }
             }
@@ -717,7 +798,7 @@ impl<C: Clock> Core<'_, C> {
                 if bytes < io.len && !self.moves_no_data {
                     self.stats.short_io(d);
                 }
-                if self.own_latencies {
+                if self.bytes_only {
                     self.stats.io_done_unmeasured(d, bytes);
                 } else {
                     // The submission latency was recorded at commit.
@@ -747,6 +828,19 @@ impl<C: Clock> Core<'_, C> {
         if self.since_progress >= self.progress_every {
             self.flush_progress();
         }
+    }
+
+    /// fio's `io_queue_event` for an I/O its engine completed as it was queued (a synchronous
+    /// engine's, a trim of an asynchronous one) that moved nothing: a read at the end of the file
+    /// fails the job with `EIO` (`func=full resid`), its I/O counted as issued, not done. An
+    /// asynchronous completion of 0 bytes is not an error (fio's `io_completed`). Whether `io`,
+    /// which moved 0 bytes, was such an I/O.
+    fn full_resid(&mut self, io: &NextIo) -> bool {
+        if io.len == 0 || io.dir.index().is_none() || self.moves_no_data {
+            return false;
+        }
+        self.error.get_or_insert((libc::EIO, "file:backend.c:471, func=full resid".into()));
+        true
     }
 
     /// `fill_device`: a write that finds no space left ends the job, fio's line logged and its
@@ -919,6 +1013,11 @@ pub struct JobLoop<'a, C: Clock> {
     next_tick: u64,
     /// An I/O the engine answered `Busy` to: it goes again after a commit and a reap.
     retry: Option<Issue>,
+    /// The priority `retry` drew (`cmdprio`; `Some(None)`: the job's), when the engine answered
+    /// it busy: it keeps it when queued again.
+    busy_prio: Option<Option<IoPrio>>,
+    /// The workload's pass the engine last saw (`files_closed` between two).
+    pass_seen: u32,
     /// Nothing to wait for or place before an I/O (no zones, pacing, verify or replay): the next
     /// I/O is the workload's, taken without the general path's futures (set by `run`).
     plain: bool,
@@ -967,6 +1066,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 act,
                 offload,
                 own_lat_dir,
+                bytes_only: own_latencies,
                 submit_all,
                 engine,
                 stats,
@@ -974,6 +1074,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 clock,
                 epoch_ns,
                 ramping,
+                ramp_tail: false,
                 slots: vec![Slot::default(); depth as usize],
                 free: (0..depth).rev().collect(),
                 pending: Vec::with_capacity(depth as usize),
@@ -1013,6 +1114,8 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             filling: true,
             next_tick: 0,
             retry: None,
+            busy_prio: None,
+            pass_seen: 0,
             plain: false,
             pass: 0,
         }
@@ -1136,6 +1239,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         LoopEnd {
             io_runtime_ns: end.saturating_sub(c.epoch_ns),
             epoch_ns: c.epoch_ns,
+            deadline_ns: c.cfg.deadline.map(|d| start.saturating_add(d.as_nanos() as u64)),
             error: c.error.take(),
             log: std::mem::take(&mut c.log),
             verify: c.verify.take(),
@@ -1150,6 +1254,8 @@ impl<'a, C: Clock> JobLoop<'a, C> {
     pub fn continue_from(mut self, epoch_ns: u64) -> Self {
         self.core.epoch_ns = epoch_ns;
         self.core.ramping = false;
+        self.core.ramp_tail = false;
+        self.core.bytes_only = self.core.own_latencies;
         self.core.progress.state.store(2, Ordering::Relaxed);
         self
     }
@@ -1206,20 +1312,11 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         {
             self.exhausted = true;
         }
-        if c.ramping && now.saturating_sub(start) >= c.cfg.ramp.as_nanos() as u64 {
-            // fio resets every statistic at the end of the ramp: the epoch starts again, and
-            // the runtime counts from it (fio's `runtime_exceeded` reads the reset `td->epoch`),
-            // so an end of ramp noticed late moves the deadline with it.
-            let late = now.saturating_sub(start).saturating_sub(c.cfg.ramp.as_nanos() as u64);
-            if let Some(dl) = c.cfg.deadline.as_mut() {
-                *dl += Duration::from_nanos(late);
-            }
-            c.ramping = false;
-            c.epoch_ns = now;
-            *c.stats = ThreadStats::new(c.stats.config());
-            set_log_epoch(c.stats, &c.clock, now);
+        if c.ramp_tail {
+            // The end of the ramp was noticed at a completion or a submission (fio asks
+            // nowhere else): the job moves on.
+            c.leave_ramp();
             self.next_tick = 0;
-            c.progress.state.store(2, Ordering::Relaxed);
         }
         let rel = now.saturating_sub(c.epoch_ns);
         if c.progress.snapshot_wanted.load(Ordering::Relaxed) {
@@ -1466,15 +1563,20 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
         let lock = self.core.cfg.file_locks.get(io.file).cloned().flatten();
         let _held = lock.as_ref().map(|l| l.hold(io.dir == Dir::Read));
-        // fio's cmdprio: a read or write may take a priority of its own.
-        let pick = match (self.core.cfg.cmdprio.as_mut(), io.dir) {
-            (Some(c), Dir::Read) => c.pick(0, io.len),
-            (Some(c), Dir::Write) => c.pick(1, io.len),
-            _ => None,
+        // fio's cmdprio: a read or write may take a priority of its own. fio's engines answer
+        // busy before they draw it, so an I/O queued again keeps the one it drew.
+        let prio = match self.core.cfg.cmdprio.as_mut() {
+            None => None,
+            Some(c) => match (self.busy_prio.take(), io.dir) {
+                (Some(p), _) => p,
+                (None, Dir::Read) => c.pick(0, io.len).map(|p| IoPrio { ioprio: p.prio, index: p.index }),
+                (None, Dir::Write) => c.pick(1, io.len).map(|p| IoPrio { ioprio: p.prio, index: p.index }),
+                _ => None,
+            },
         };
-        self.core.io_prio = pick.map(|p| IoPrio { ioprio: p.prio, index: p.index });
-        match pick {
-            Some(p) => self.core.engine.queue_prio(&eio, p.prio),
+        self.core.io_prio = prio;
+        match prio {
+            Some(p) => self.core.engine.queue_prio(&eio, p.ioprio),
             None => self.core.engine.queue(&eio),
         }
     }
@@ -1538,6 +1640,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 self.core.flush_rate_trace();
             }
         }
+        if self.core.ramping && self.core.ramp_tail {
+            self.core.leave_ramp();
+        }
         if !self.core.ramping {
             match stat_ddir(dir) {
                 Some(d) => self.core.stats.issued(d),
@@ -1560,6 +1665,12 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             return self.core.now();
         };
         let io = issue.io;
+        if self.core.own_latencies && self.workload.pass() != self.pass_seen {
+            // fio closes the files between two loops and opens them again: a file operation
+            // engine makes its call again (the engines that time their calls are synchronous).
+            self.pass_seen = self.workload.pass();
+            self.core.engine.files_closed();
+        }
         if self.core.traced {
             self.trace_issue(0, &issue);
         }
@@ -1593,7 +1704,11 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         {
             // The engine's own call failed (fio's td_verror in the engine's file open): the job
             // ends with it, and the I/O is not one of the job's.
-            self.core.error.get_or_insert((errno, format!("func={func}")));
+            let text = match file_op_location(&func) {
+                Some(at) if self.core.own_latencies => format!("file:{at}, func={func}"),
+                _ => format!("func={func}"),
+            };
+            self.core.error.get_or_insert((errno, text));
             return self.core.now();
         }
         if self.core.own_latencies && !self.core.ramping {
@@ -1621,6 +1736,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             self.core.stats.queued(1, 1);
             self.core.stats.submitted(1);
             self.core.stats.completed(1);
+        }
+        if res == 0 && self.core.full_resid(&io) {
+            return done;
         }
         if self.core.traced {
             self.core.complete_traced(0, io, i64::from(res), start, start, done);
@@ -1703,6 +1821,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     if !self.core.ramping {
                         self.core.stats.queued(self.core.inflight + 1, 1);
                     }
+                    if res == 0 && self.core.full_resid(&io) {
+                        return;
+                    }
                     if self.core.traced {
                         self.core.complete_traced(tag, io, i64::from(res), start, start, done);
                     } else {
@@ -1723,6 +1844,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     } else {
                         // fio requeues it and commits what is queued.
                         self.retry = Some(issue);
+                        if self.core.cfg.cmdprio.is_some() {
+                            self.busy_prio = Some(self.core.io_prio.take());
+                        }
                         self.core.commit();
                     }
                     return;
@@ -1873,7 +1997,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     self.core.quiesce().await;
                     let c = &mut self.core;
                     c.epoch_ns = c.now();
-                    *c.stats = ThreadStats::new(c.stats.config());
+                    c.stats.restart();
                     self.next_tick = 0;
                     let (now, ios) = (self.core.now_us(), self.core.completed_rw);
                     self.core.pacer.new_window(now, ios);
@@ -1901,6 +2025,29 @@ mod tests {
         fail_at: Option<u64>,
         /// I/Os queued while one overlapping them was in flight.
         overlaps: u32,
+        /// Answer every Nth `queue` busy (while something is queued or in flight), as fio's
+        /// engines do when their ring is full (0: never).
+        busy_every: u32,
+        queue_calls: u32,
+        /// Each read and write queued: its offset and the priority it was given.
+        prios: Vec<(u64, Option<u16>)>,
+        /// The clock of [`TickClock`]: each I/O sent takes this many ns of it.
+        clock: Option<(Arc<AtomicU64>, u64)>,
+    }
+
+    /// A clock that only moves when the engine sends I/Os (or the job sleeps): the loop's
+    /// decisions in time are then the same at each run.
+    #[derive(Clone, Default)]
+    struct TickClock(Arc<AtomicU64>);
+
+    impl Clock for TickClock {
+        fn now_ns(&self) -> u64 {
+            self.0.load(Ordering::Relaxed)
+        }
+        fn sleep_until(&self, t_ns: u64) -> impl Future<Output = ()> + Send + '_ {
+            self.0.fetch_max(t_ns, Ordering::Relaxed);
+            std::future::ready(())
+        }
     }
 
     impl MemEngine {
@@ -1913,6 +2060,10 @@ mod tests {
                 submitted: VecDeque::new(),
                 fail_at: None,
                 overlaps: 0,
+                busy_every: 0,
+                queue_calls: 0,
+                prios: Vec::new(),
+                clock: None,
             }
         }
 
@@ -1944,6 +2095,17 @@ mod tests {
             &mut self.bufs[tag as usize]
         }
         fn queue(&mut self, io: &Io) -> Queued {
+            self.queue_prio(io, u16::MAX)
+        }
+        fn queue_prio(&mut self, io: &Io, ioprio: u16) -> Queued {
+            self.queue_calls += 1;
+            let busy = !self.queued.is_empty() || !self.submitted.is_empty();
+            if self.busy_every > 0 && self.queue_calls.is_multiple_of(self.busy_every) && busy {
+                return Queued::Busy;
+            }
+            if matches!(io.ddir, Ddir::Read | Ddir::Write) {
+                self.prios.push((io.offset, (ioprio != u16::MAX).then_some(ioprio)));
+            }
             if self.sync {
                 Queued::Completed(self.exec(io))
             } else {
@@ -1957,6 +2119,9 @@ mod tests {
         }
         fn commit(&mut self) -> std::io::Result<usize> {
             let n = self.queued.len();
+            if let Some((t, ns)) = &self.clock {
+                t.fetch_add(n as u64 * ns, Ordering::Relaxed);
+            }
             self.submitted.extend(self.queued.drain(..));
             Ok(n)
         }
@@ -2111,5 +2276,78 @@ mod tests {
         assert_eq!(msg, "io_u error on file f: Input/output error: write offset=8192, buflen=4096");
         assert!(js.io_bytes[1] < 1 << 20);
         assert_eq!(js.error, libc::EIO);
+    }
+
+    /// fio asks whether `ramp_time` is over as each I/O is sent (`io_u_queued`, when it records
+    /// submission latencies) and as each completes (`should_account`). Found at a submission,
+    /// the I/O just sent and those in flight (`iodepth` in all) count their bytes and not their
+    /// I/Os; found at a completion, that one's bytes go with the reset, and the others reaped
+    /// with it count their bytes but no latency (fio's runstate is still `TD_RAMP`). 256 I/Os
+    /// at depth 8, each taking 1 µs of the clock as it is sent; the ramp ends during the 51st.
+    #[test]
+    fn the_end_of_the_ramp_is_noticed_where_fio_notices_it() {
+        // (disable_slat, iodepth_batch_complete_max, bytes without I/Os, completions without latency)
+        for (disable_slat, reap_max, extra, tail) in [(false, 1, 8, 1), (true, 1, 7, 0), (true, 8, 7, 7)] {
+            let clock = TickClock::default();
+            let mut e = MemEngine::new(false, 8, 1 << 20);
+            e.clock = Some((clock.0.clone(), 1000));
+            let mut w = Workload::new(spec(true, 1 << 20));
+            let mut st = ThreadStats::new(&StatsConfig { disable_slat, ..Default::default() });
+            let c = LoopConfig { ramp: Duration::from_nanos(50_500), batch_complete_max: reap_max, ..cfg(8) };
+            let lp = JobLoop::new(&mut e, &mut w, &mut st, c, Arc::default(), Arc::default(), clock, vec![None]);
+            let end = crate::run::executor::block_on(lp.run());
+            assert_eq!(end.error, None);
+            let js = st.finish(end.io_runtime_ns, end.io_runtime_ns, Default::default());
+            let (ios, blocks) = (js.total_io_u[1], js.io_bytes[1] / 4096);
+            let what = format!("disable_slat={disable_slat} reap_max={reap_max}");
+            assert!(ios < 210, "{what}: {ios} I/Os after the ramp");
+            assert_eq!(blocks - ios, extra, "{what}");
+            assert_eq!(js.clat_stat[1].summary().unwrap().samples, blocks - tail, "{what}");
+            let slat = js.slat_stat[1].summary().map_or(0, |s| s.samples);
+            assert_eq!(slat, if disable_slat { 0 } else { ios + 1 }, "{what}: the I/O that found the ramp over");
+        }
+    }
+
+    /// An I/O that fails during `ramp_time` fails the job, as in fio (its completion handling
+    /// does not depend on the ramp): the ramp only keeps the statistics from counting.
+    #[test]
+    fn an_error_during_the_ramp_stops_the_job() {
+        let clock = TickClock::default();
+        let mut e = MemEngine::new(false, 4, 1 << 20);
+        e.clock = Some((clock.0.clone(), 1000));
+        e.fail_at = Some(8192);
+        let mut w = Workload::new(spec(false, 1 << 20));
+        let mut st = ThreadStats::new(&StatsConfig::default());
+        let c = LoopConfig { ramp: Duration::from_millis(10), ..cfg(4) };
+        let lp = JobLoop::new(&mut e, &mut w, &mut st, c, Arc::default(), Arc::default(), clock, vec![None]);
+        let end = crate::run::executor::block_on(lp.run());
+        let (errno, msg) = end.error.expect("the failed write ends the job");
+        assert_eq!(errno, libc::EIO);
+        assert!(msg.contains("write offset=8192"), "{msg}");
+    }
+
+    /// When the engine answers busy, fio requeues the I/O, which draws no new priority: its
+    /// engines answer busy before `cmdprio` picks one. The same job gives each I/O the same
+    /// priority whether or not some were answered busy.
+    #[test]
+    fn an_io_answered_busy_keeps_the_priority_it_drew() {
+        let prios = |busy_every: u32| {
+            let mut e = MemEngine::new(false, 8, 1 << 20);
+            e.busy_every = busy_every;
+            let o = crate::options::cmdprio::CmdprioOptions { percentage: [0, 30], ..Default::default() };
+            let rng = crate::rng::FioRand::new(7, false);
+            let c = LoopConfig { cmdprio: CmdPrio::new(&o, 0, false, true, rng), ..cfg(8) };
+            let (js, end) = run_with(&mut e, c, true);
+            assert_eq!(end.error, None);
+            assert_eq!(js.total_io_u[1], 256);
+            (e.prios, e.queue_calls)
+        };
+        let (plain, calls) = prios(0);
+        let (busy, busy_calls) = prios(3);
+        assert_eq!(calls, 256);
+        assert!(busy_calls > 300, "{busy_calls} queue calls: some were answered busy");
+        let given = plain.iter().filter(|(_, p)| p.is_some()).count();
+        assert!((40..120).contains(&given), "{given} of 256 with a priority of their own");
+        assert_eq!(plain, busy);
     }
 }

@@ -7,7 +7,7 @@ use crate::debug::{Class, Tracer, zk_ptr};
 use crate::dprint;
 use crate::options::engines;
 use crate::options::job::{JobOptions, SizeSpec, ZoneMode};
-use crate::run::io_loop::{JobLoop, LoopEnd, Progress};
+use crate::run::io_loop::{JobLoop, LoopConfig, LoopEnd, Progress};
 use crate::run::job_trace::JobTrace;
 use crate::run::sizing::{self, FileInfo, PlannedFile};
 use crate::run::tracing::runstate;
@@ -134,6 +134,8 @@ pub struct Prepared {
     /// Which files had a size before the setup laid them out (fio's `FIO_FILE_size_known`).
     known: Vec<bool>,
     file_hash: crate::run::job_trace::FileHash,
+    /// Lines fio prints on standard error while it sets the job up (`log_err`).
+    log: Vec<String>,
 }
 
 impl Prepared {
@@ -546,7 +548,14 @@ fn prepare(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<Prepared,
         .iter()
         .filter(|f| f.layout && std::fs::metadata(&f.path).map_or(true, |m| m.len() < f.range.size))
         .collect();
-    if !to_lay.is_empty() {
+    let mut log = Vec::new();
+    if !to_lay.is_empty() && opts.readonly {
+        // fio's extend_file under --readonly: the line, then nothing is created or extended (a
+        // missing file fails the job when it is opened, a short one is read as it is).
+        let total: u64 = to_lay.iter().map(|f| f.range.size).sum();
+        note(&layout_line(&opts.name, to_lay.len(), total));
+        log.extend(to_lay.iter().map(|_| "zonekit: refusing extend of file due to read-only".to_string()));
+    } else if !to_lay.is_empty() {
         let total: u64 = to_lay.iter().map(|f| f.range.size).sum();
         note(&layout_line(&opts.name, to_lay.len(), total));
         let mut spec = LayoutSpec::for_job(
@@ -664,6 +673,7 @@ fn prepare(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<Prepared,
         trace: t,
         known,
         file_hash: ctx.file_hash.clone(),
+        log,
     })
 }
 
@@ -714,9 +724,9 @@ fn open_spec(opts: &JobOptions) -> OpenSpec {
 }
 
 /// `unlink_each_loop` between two loops (fio's `clear_io_state` then `unlink_all_files`): the
-/// engine and its files are closed, the regular files unlinked, then opened again (a writing job
-/// creates them anew, empty; a reading one fails to open them, as in fio) with a new engine,
-/// which replaces `engine` (the old one is closed then). The error is the errno and the line the job ends with.
+/// regular files are unlinked, then opened again (a writing job creates them anew, empty; a
+/// reading one fails to open them, as in fio) and handed to the same engine, which closes the
+/// old ones. The error is the errno and the line the job ends with.
 fn reopen_unlinked(
     opts: &JobOptions,
     files: &[PlannedFile],
@@ -732,17 +742,21 @@ fn reopen_unlinked(
     let ospec = open_spec(opts);
     let mut fds = Vec::with_capacity(files.len());
     for f in files {
-        let fd = file::open_job_file(&f.path, &ospec)
-            .map_err(|e| (errno_of(&e), format!("{}: open: {}", f.path.display(), os(&e))))?;
+        let fd = file::open_job_file(&f.path, &ospec).map_err(|e| (errno_of(&e), open_verror(&f.path)))?;
         if let Ok(dup) = fd.try_clone() {
             handles.push(File::from(dup));
         }
         fds.push(fd);
     }
-    let kind = engines::blk_engine(opts)
-        .ok_or_else(|| (libc::EINVAL, format!("ioengine {}: not run by zonekit on files", opts.ioengine)))?;
-    *engine = file_engine(opts, files, kind, fds, real).map_err(|e| (e.errno(), e.to_string()))?;
-    Ok(())
+    if opts.offload() {
+        // The pool's threads hold descriptors of their own: a new pool over the new files.
+        let kind = engines::blk_engine(opts)
+            .ok_or_else(|| (libc::EINVAL, format!("ioengine {}: not run by zonekit on files", opts.ioengine)))?;
+        *engine = file_engine(opts, files, kind, fds, real).map_err(|e| (e.errno(), e.to_string()))?;
+        return Ok(());
+    }
+    // fio keeps its engine (its ring, its AIO context): only the files are new.
+    engine.reopen_files(fds).map_err(|e| (e.errno(), e.to_string()))
 }
 
 /// The engine of a job over its files (`fds`, in the order of `files`; empty for engines that
@@ -793,6 +807,23 @@ fn offload_pool(
     real: RealClock,
 ) -> Result<Box<dyn zonekit_blk::Engine>, zonekit_blk::EngineError> {
     Ok(Box::new(zonekit_blk::OffloadEngine::new(engines, real)?))
+}
+
+/// The job error of a file that cannot be opened, as fio's `generic_open_file` records it
+/// (`td_verror(td, errno, "open(FILE)")`).
+fn open_verror(path: &std::path::Path) -> String {
+    format!("file:filesetup.c:805, func=open({})", path.display())
+}
+
+/// The loop configuration of a phase of a job (a write pass, a verify pass) that goes on from
+/// the epoch `epoch` (`None`: the job's first, which ramps): its deadline is the job's, as the
+/// first phase's end of ramp moved it (`deadline_at`, a clock reading), counted from the epoch.
+fn phase_config(cfg: &LoopConfig, epoch: Option<u64>, deadline_at: Option<u64>) -> LoopConfig {
+    let mut c = cfg.clone();
+    if let (Some(e), Some(at)) = (epoch, deadline_at) {
+        c.deadline = Some(std::time::Duration::from_nanos(at.saturating_sub(e)));
+    }
+    c
 }
 
 /// Reads `local-<job>-<index>-verify.state`; the error is fio's lines.
@@ -941,6 +972,21 @@ pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>,
 /// Run a prepared clone to the end on `clock`: on its own thread in real time, as a task of the
 /// event loop in simulated time. Never panics on bad input: problems end the clone with an error.
 pub async fn run_prepared<C: Clock>(
+    mut p: Prepared,
+    clock: C,
+    terminate: Arc<AtomicBool>,
+    progress: Arc<Progress>,
+    note: NoteSink,
+) -> JobOutcome {
+    let mut log = std::mem::take(&mut p.log);
+    let mut o = run_clone(p, clock, terminate, progress, note).await;
+    log.append(&mut o.log);
+    o.log = log;
+    o
+}
+
+/// [`run_prepared`], but for the lines of the setup.
+async fn run_clone<C: Clock>(
     p: Prepared,
     clock: C,
     terminate: Arc<AtomicBool>,
@@ -964,6 +1010,7 @@ pub async fn run_prepared<C: Clock>(
         trace,
         known,
         file_hash,
+        ..
     } = p;
     let tid = crate::sys::gettid();
     let mut jt = trace
@@ -1081,6 +1128,25 @@ pub async fn run_prepared<C: Clock>(
         return fail(&run, started, errno_of(&e), "ioprio_set".into());
     }
 
+    // lockfile: the job has its locked files open with its mode until it ends; one that a
+    // running job has open with the other mode fails it (fio 3.33 fails an assertion there).
+    let mut open_locks = Vec::new();
+    for l in locks.iter().flatten() {
+        match l.open() {
+            Ok(u) => open_locks.push(u),
+            Err(other) => {
+                let why = format!(
+                    "job {}: lockfile={}: {} is open with lockfile={} by another job running now",
+                    opts.name,
+                    l.mode().name(),
+                    l.path().display(),
+                    other.name()
+                );
+                return fail(&run, started, libc::EINVAL, why);
+            }
+        }
+    }
+
     // Open the files (or the devices) and the engine.
     let mut handles = Vec::new();
     let engine = if on_devices && opts.ioengine != "null" {
@@ -1140,17 +1206,15 @@ pub async fn run_prepared<C: Clock>(
                         fds.push(fd);
                     }
                     Err(e) => {
-                        let extra = if opts.direct && e.raw_os_error() == Some(libc::EINVAL) {
-                            " (looks like your file system does not support direct=1/buffered=0)"
-                        } else {
-                            ""
-                        };
-                        return fail(
-                            &run,
-                            started,
-                            errno_of(&e),
-                            format!("{}: open: {}{extra}", f.path.display(), os(&e)),
-                        );
+                        let mut o = fail(&run, started, errno_of(&e), open_verror(&f.path));
+                        // The job's files were set up: fio reports their disks' statistics.
+                        o.files = files.iter().map(|f| f.path.clone()).collect();
+                        if opts.direct && e.raw_os_error() == Some(libc::EINVAL) {
+                            o.log.push(
+                                "zonekit: looks like your file system does not support direct=1/buffered=0".into(),
+                            );
+                        }
+                        return o;
                     }
                 }
             }
@@ -1297,9 +1361,13 @@ pub async fn run_prepared<C: Clock>(
     let mut phase_runtime: Option<(u64, u64)> = None;
     let mut log: Vec<String> = Vec::new();
     let mut epoch: Option<u64> = None;
+    // When the job's runtime ends, once its first loop has run: the end of its ramp as noticed
+    // plus `runtime` (fio's `runtime_exceeded` counts from the reset `td->epoch` in every phase).
+    let mut deadline_at: Option<u64> = None;
     let mut end = LoopEnd {
         io_runtime_ns: 0,
         epoch_ns: t0,
+        deadline_ns: None,
         error: None,
         log: Vec::new(),
         verify: jv.take(),
@@ -1323,6 +1391,7 @@ pub async fn run_prepared<C: Clock>(
             LoopEnd {
                 io_runtime_ns: 0,
                 epoch_ns: phase_start,
+                deadline_ns: None,
                 error: None,
                 log: Vec::new(),
                 verify: Some(v),
@@ -1345,7 +1414,7 @@ pub async fn run_prepared<C: Clock>(
                 engine.as_mut(),
                 &mut workload,
                 &mut stats,
-                loop_cfg.clone(),
+                phase_config(&loop_cfg, epoch, deadline_at),
                 terminate.clone(),
                 progress.clone(),
                 clock.clone(),
@@ -1360,6 +1429,7 @@ pub async fn run_prepared<C: Clock>(
             e
         };
         let e0 = *epoch.get_or_insert(end.epoch_ns);
+        deadline_at = deadline_at.or(end.deadline_ns);
         let write_ns =
             if round == 0 { end.io_runtime_ns } else { (e0 + end.io_runtime_ns).saturating_sub(phase_start) };
         log.append(&mut end.log);
@@ -1370,9 +1440,10 @@ pub async fn run_prepared<C: Clock>(
         // fio's do_verify: read back what the job wrote and check it.
         let verify_now =
             wrote && verifying_writer && opts.do_verify && end.error.is_none() && !terminate.load(Ordering::Relaxed);
-        let Some(mut v) = end.verify.take().filter(|_| verify_now) else {
-            let past_deadline =
-                loop_cfg.deadline.is_some_and(|d| clock.now_ns().saturating_sub(e0) >= d.as_nanos() as u64);
+        // A job that does not verify keeps its verification for its state file (fio saves it
+        // whatever `do_verify` says).
+        let Some(mut v) = (if verify_now { end.verify.take() } else { None }) else {
+            let past_deadline = deadline_at.is_some_and(|at| clock.now_ns() >= at);
             if unlink_rounds
                 && !verifying_writer
                 && end.error.is_none()
@@ -1415,7 +1486,7 @@ pub async fn run_prepared<C: Clock>(
             engine.as_mut(),
             &mut workload,
             &mut stats,
-            loop_cfg.clone(),
+            phase_config(&loop_cfg, Some(e0), deadline_at),
             terminate.clone(),
             progress.clone(),
             clock.clone(),
@@ -1439,7 +1510,8 @@ pub async fn run_prepared<C: Clock>(
         let read_ns = (e0 + end.io_runtime_ns).saturating_sub(read_start);
         let (w, r) = phase_runtime.unwrap_or((0, 0));
         phase_runtime = Some((if opts.verify.only { 0 } else { w + write_ns }, r + read_ns));
-        let past_deadline = loop_cfg.deadline.is_some_and(|d| clock.now_ns().saturating_sub(e0) >= d.as_nanos() as u64);
+        deadline_at = deadline_at.or(end.deadline_ns);
+        let past_deadline = deadline_at.is_some_and(|at| clock.now_ns() >= at);
         if end.error.is_some() || terminate.load(Ordering::Relaxed) || past_deadline {
             break;
         }

@@ -2,10 +2,17 @@
 //! same lock mode (fio keeps it in its file hash), held while an I/O is handed to the engine
 //! (fio's `td_io_prep` to the end of `td_io_queue`): over the whole I/O with a synchronous
 //! engine, over its submission with an asynchronous one.
+//!
+//! Two jobs with different modes cannot have one file open at the same time: fio 3.33 hands the
+//! second to open it the first one's lock (its file hash keeps one lock per open file, whatever
+//! the mode), takes it as a lock of the other kind and fails an assertion (`fio_sem_down:
+//! Assertion 'sem->magic == FIO_SEM_MAGIC' failed`, or `fio_rwlock_read`'s), which kills that
+//! job (the whole run with `thread`). Here the second job to open the file fails before its I/O
+//! ([`FileLock::open`]); jobs that do not overlap may use either mode.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// How a file is locked (`lockfile`, other than `none`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -27,11 +34,45 @@ impl LockMode {
     }
 }
 
+impl LockMode {
+    /// The `lockfile` value naming the mode.
+    pub fn name(self) -> &'static str {
+        match self {
+            LockMode::Exclusive => "exclusive",
+            LockMode::ReadWrite => "readwrite",
+        }
+    }
+}
+
+/// The files of a run that running jobs have open with a lock, by path: the mode and how many
+/// jobs.
+type InUse = Arc<Mutex<HashMap<PathBuf, (LockMode, usize)>>>;
+
 /// The lock of one file.
 #[derive(Debug)]
 pub struct FileLock {
     mode: LockMode,
     lock: RwLock<()>,
+    path: PathBuf,
+    in_use: InUse,
+}
+
+/// A job's use of a locked file, from its open to its end ([`FileLock::open`]).
+#[derive(Debug)]
+pub struct OpenLock {
+    lock: Arc<FileLock>,
+}
+
+impl Drop for OpenLock {
+    fn drop(&mut self) {
+        let mut in_use = self.lock.in_use.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, n)) = in_use.get_mut(&self.lock.path) {
+            *n -= 1;
+            if *n == 0 {
+                in_use.remove(&self.lock.path);
+            }
+        }
+    }
 }
 
 /// A held lock, released when dropped.
@@ -44,9 +85,32 @@ pub enum Held<'a> {
 }
 
 impl FileLock {
-    /// A lock of `mode`, not held.
+    /// A lock of `mode`, not held, of a file of its own.
     pub fn new(mode: LockMode) -> FileLock {
-        FileLock { mode, lock: RwLock::new(()) }
+        FileLock { mode, lock: RwLock::new(()), path: PathBuf::new(), in_use: InUse::default() }
+    }
+
+    /// The job opens the file: it counts as using it with this lock's mode until the
+    /// [`OpenLock`] is dropped. `Err` with the other mode when a running job has the file open
+    /// with it.
+    pub fn open(self: &Arc<Self>) -> Result<OpenLock, LockMode> {
+        let mut in_use = self.in_use.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = in_use.entry(self.path.clone()).or_insert((self.mode, 0));
+        if entry.0 != self.mode {
+            return Err(entry.0);
+        }
+        entry.1 += 1;
+        Ok(OpenLock { lock: self.clone() })
+    }
+
+    /// The file it locks.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Its mode.
+    pub fn mode(&self) -> LockMode {
+        self.mode
     }
 
     /// Wait for the lock for an I/O that reads (`read`) or does anything else.
@@ -64,6 +128,7 @@ impl FileLock {
 #[derive(Debug, Default)]
 pub struct FileLocks {
     locks: HashMap<(PathBuf, LockMode), Arc<FileLock>>,
+    in_use: InUse,
 }
 
 impl FileLocks {
@@ -71,7 +136,11 @@ impl FileLocks {
     /// asked for it before.
     pub fn get(&mut self, path: &Path, value: &str) -> Option<Arc<FileLock>> {
         let mode = LockMode::of(value)?;
-        Some(self.locks.entry((path.to_path_buf(), mode)).or_insert_with(|| Arc::new(FileLock::new(mode))).clone())
+        let in_use = &self.in_use;
+        let lock = self.locks.entry((path.to_path_buf(), mode)).or_insert_with(|| {
+            Arc::new(FileLock { mode, lock: RwLock::new(()), path: path.to_path_buf(), in_use: in_use.clone() })
+        });
+        Some(lock.clone())
     }
 }
 
@@ -151,5 +220,27 @@ mod tests {
         assert!(Arc::ptr_eq(&a, &locks.get(Path::new("a"), "exclusive").unwrap()));
         assert!(!Arc::ptr_eq(&a, &locks.get(Path::new("b"), "exclusive").unwrap()));
         assert!(!Arc::ptr_eq(&a, &locks.get(Path::new("a"), "readwrite").unwrap()));
+    }
+
+    /// While a job has a file open with one mode, a job with the other cannot open it (fio 3.33
+    /// fails an assertion then); jobs of the same mode can, and once every job of one mode has
+    /// let go, the other mode can.
+    #[test]
+    fn a_file_is_open_with_one_mode_at_a_time() {
+        let mut locks = FileLocks::default();
+        let ex = locks.get(Path::new("f"), "exclusive").unwrap();
+        let rw = locks.get(Path::new("f"), "readwrite").unwrap();
+        let other = locks.get(Path::new("g"), "readwrite").unwrap();
+        let first = ex.open().unwrap();
+        let second = ex.open().unwrap();
+        assert_eq!(rw.open().unwrap_err(), LockMode::Exclusive);
+        let _g = other.open().expect("another file");
+        drop(first);
+        assert_eq!(rw.open().unwrap_err(), LockMode::Exclusive, "one exclusive user left");
+        drop(second);
+        let r = rw.open().expect("nobody has it open now");
+        assert_eq!(ex.open().unwrap_err(), LockMode::ReadWrite);
+        drop(r);
+        assert!(ex.open().is_ok());
     }
 }

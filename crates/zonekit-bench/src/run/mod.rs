@@ -110,6 +110,59 @@ pub struct RunSettings {
     /// `--profile`: the profile's name and how many of the run's jobs, at their end, it made
     /// (fio adds them after its version line, with `--debug=profile`'s `loading profile` line).
     pub profile: Option<(&'static str, usize)>,
+    /// `--bandwidth-log`: the run's aggregate bandwidth logs, `agg-read_bw.log`,
+    /// `agg-write_bw.log` and `agg-trim_bw.log` in the current directory.
+    pub bandwidth_log: bool,
+}
+
+/// fio's aggregate bandwidth logs (`--bandwidth-log`, `agg_io_log`): sampled where fio samples
+/// them, as the status line is computed (`calc_thread_status`: so never with `--eta=never`, or
+/// with `--eta=auto` when standard output is no terminal), once more than the jobs' smallest
+/// `bwavgtime` has passed: the KiB/s of every job together since the last sample.
+#[derive(Debug, Default)]
+pub struct AggBwLog {
+    avg_ms: u64,
+    mixed: bool,
+    prev_ms: u64,
+    prev_bytes: [u64; 3],
+    /// Per direction: `(ms since the run began, KiB/s)`.
+    samples: [Vec<(u64, u64)>; 3],
+}
+
+impl AggBwLog {
+    /// The log of a run whose jobs' smallest `bwavgtime` is `avg_ms` (`mixed`: fio's
+    /// `unified_rw_reporting=mixed` in some job, everything in the reads' log).
+    pub fn new(avg_ms: u64, mixed: bool) -> AggBwLog {
+        AggBwLog { avg_ms, mixed, ..AggBwLog::default() }
+    }
+
+    /// At `now_ms`, the jobs have moved `bytes` per direction in all.
+    pub fn sample(&mut self, now_ms: u64, bytes: [u64; 3]) {
+        let dt = now_ms.saturating_sub(self.prev_ms);
+        if dt <= self.avg_ms {
+            return;
+        }
+        let mut rate = [0u64; 3];
+        for d in 0..3 {
+            let r = (1000 * bytes[d].saturating_sub(self.prev_bytes[d]) / dt) / 1024;
+            if self.mixed {
+                rate[0] += r;
+            } else {
+                rate[d] = r;
+            }
+        }
+        for (d, r) in rate.into_iter().enumerate() {
+            self.samples[d].push((now_ms, r));
+        }
+        self.prev_ms = now_ms;
+        self.prev_bytes = bytes;
+    }
+
+    /// The three files' text, in fio's log format (`time, KiB/s, direction, 0, 0`).
+    pub fn texts(&self) -> [(&'static str, String); 3] {
+        let text = |d: usize| self.samples[d].iter().map(|(t, v)| format!("{t}, {v}, {d}, 0, 0\n")).collect::<String>();
+        [("agg-read_bw.log", text(0)), ("agg-write_bw.log", text(1)), ("agg-trim_bw.log", text(2))]
+    }
 }
 
 /// The block layer's queue settings a run gives zonekit's devices, over their own.
@@ -336,6 +389,14 @@ pub(crate) struct Monitor {
     trace: Tracer,
     disk_users: crate::run::tracing::DiskUsers,
     next_du_ms: u64,
+    /// The devices under the run's files, from the run's start (`--status-interval` reports
+    /// show their statistics so far, as fio's do); `None`: no `Disk stats` section.
+    disks: Option<DiskUtilTracker>,
+    /// `--bandwidth-log`.
+    agg_bw: Option<Arc<Mutex<AggBwLog>>>,
+    /// Where a real-time monitor's time counts from: the run's start, before the jobs are set
+    /// up (fio's helper thread, which times `--status-interval`, starts before the layout).
+    begun: Instant,
 }
 
 /// The clones that are running (past their ramp).
@@ -363,13 +424,7 @@ fn status_report(m: &Monitor, elapsed_sec: u64, wait: bool) {
         let p = &m.clones[i].progress;
         loop {
             if let Some(stats) = p.snapshot.lock().ok().and_then(|mut s| s.take()) {
-                entries.push(Entry {
-                    clone: i,
-                    stats,
-                    error: None,
-                    pid: p.pid.load(Ordering::Relaxed) as u32,
-                    started: std::time::SystemTime::now(),
-                });
+                entries.push(Entry { clone: i, stats, error: None, pid: p.pid.load(Ordering::Relaxed) as u32 });
                 break;
             }
             if !wait || Instant::now() >= deadline || p.state.load(Ordering::Relaxed) != 2 {
@@ -382,7 +437,12 @@ fn status_report(m: &Monitor, elapsed_sec: u64, wait: bool) {
         return;
     }
     let steady = m.steady.lock().map(|s| s.clone()).unwrap_or_default();
-    let mut report = RunReport::new(build_reports(&m.clones, &entries, &steady, elapsed_sec as i64), Vec::new());
+    let disks = m.disks.as_ref().map_or_else(Vec::new, |d| {
+        let mut d = d.clone();
+        d.update();
+        d.report()
+    });
+    let mut report = RunReport::new(build_reports(&m.clones, &entries, &steady, elapsed_sec as i64), disks);
     report.terse_version = m.terse_version;
     report.stamp_now();
     let text = crate::output::render(&report, m.formats);
@@ -403,6 +463,9 @@ impl Monitor {
     ) -> Monitor {
         let steady_on = steady.lock().map(|s| s.iter().any(|d| d.dur > 0)).unwrap_or(false);
         Monitor {
+            disks: None,
+            agg_bw: None,
+            begun: Instant::now(),
             steady,
             steady_on,
             next_steady_ms: steady::SAMPLE_MS,
@@ -506,6 +569,18 @@ impl Monitor {
                 self.status_pending = true;
             }
         }
+        if self.eta
+            && let Some(agg) = &self.agg_bw
+            && let Ok(mut agg) = agg.lock()
+        {
+            let mut bytes = [0u64; 3];
+            for c in self.clones.iter() {
+                for (d, b) in bytes.iter_mut().enumerate() {
+                    *b += c.progress.bytes[d].load(Ordering::Relaxed);
+                }
+            }
+            agg.sample(now_ms, bytes);
+        }
         if !self.eta || now_ms.saturating_sub(self.last_eta_ms) < 1000 {
             return;
         }
@@ -562,7 +637,7 @@ impl Monitor {
 
 /// The monitor on its own thread, every 10 ms of real time, until `done`.
 pub(crate) fn monitor_thread(mut m: Monitor, done: Arc<AtomicBool>) {
-    let begun = Instant::now();
+    let begun = m.begun;
     while !done.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(10));
         m.tick(begun.elapsed().as_millis() as u64, true);
@@ -771,13 +846,15 @@ struct Entry {
     stats: JobStats,
     error: Option<(i32, String)>,
     pid: u32,
-    started: std::time::SystemTime,
 }
 
 /// The job reports of `entries` (in clone order), merged per group under `group_reporting`.
 fn build_reports(clones: &[Clone_], entries: &[Entry], steady: &[SteadyData], elapsed_sec: i64) -> Vec<JobReport> {
     let mut reports: Vec<JobReport> = Vec::new();
     let mut merged: Option<(u32, String, JobStats, JobInfo)> = None;
+    // fio's show_thread_status_normal prints the time of the report (`time(NULL)`), whatever
+    // the job's start.
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
     let flush = |m: &mut Option<(u32, String, JobStats, JobInfo)>, reports: &mut Vec<JobReport>| {
         if let Some((_, _, st, info)) = m.take() {
             reports.push(JobReport::from_stats(&st, info));
@@ -803,9 +880,7 @@ fn build_reports(clones: &[Clone_], entries: &[Entry], steady: &[SteadyData], el
             pid: e.pid as i32,
             error: errno,
             verror: vmsg,
-            time: crate::sys::ctime(
-                e.started.duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0),
-            ),
+            time: crate::sys::ctime(now),
             elapsed_sec,
             job_options: c.job_options.clone(),
             continue_on_error: opts.continue_on_error.read
@@ -1074,6 +1149,7 @@ pub fn execute(
     out: Box<dyn Write + Send>,
     err: &mut dyn Write,
 ) -> RunResult {
+    let begun = Instant::now();
     // The real clock's calibration (20 ms on the TSC) happens here, before any job's time starts.
     zonekit_blk::clock::calibrate();
     let replayed = match read_iologs(jobs) {
@@ -1247,7 +1323,17 @@ pub fn execute(
     let ids: Vec<(&JobOptions, u32)> = clones.iter().map(|c| (&*c.run.opts, c.run.groupid)).collect();
     steady::setup(&ids, &mut steady_data);
     let steady_data = Arc::new(Mutex::new(steady_data));
+    let disk_util = clones.iter().any(|c| c.run.opts.disk_util && !crate::run::sizing::diskless(&c.run.opts));
+    let monitor_disks = (disk_util && !disks.is_empty()).then(|| disks.clone());
+    let agg_bw = settings.bandwidth_log.then(|| {
+        let avg_ms = clones.iter().map(|c| u64::from(c.run.opts.bwavgtime)).min().unwrap_or(500);
+        let mixed = clones.iter().any(|c| matches!(c.run.opts.unified_rw_reporting.as_str(), "mixed" | "1"));
+        Arc::new(Mutex::new(AggBwLog::new(avg_ms, mixed)))
+    });
     let mut monitor = Monitor::new(clones.clone(), terminate.clone(), out.clone(), eta, settings, steady_data.clone());
+    monitor.disks = monitor_disks;
+    monitor.agg_bw = agg_bw.clone();
+    monitor.begun = begun;
     let mut st = StartTrace { trace: tracer.clone(), disks: DiskTrace::default(), jobno: settings.debug_jobno };
     monitor.trace = tracer.clone();
     monitor.disk_users = st.disks.users.clone();
@@ -1297,13 +1383,7 @@ pub fn execute(
     let entries: Vec<Entry> = outcomes
         .iter()
         .filter(|(_, o)| !o.setup_failed)
-        .map(|(i, o)| Entry {
-            clone: *i,
-            stats: o.stats.clone(),
-            error: o.error.clone(),
-            pid: o.pid,
-            started: o.started,
-        })
+        .map(|(i, o)| Entry { clone: *i, stats: o.stats.clone(), error: o.error.clone(), pid: o.pid })
         .collect();
     let steady_data = steady_data.lock().map(|s| s.clone()).unwrap_or_default();
     let reports = build_reports(&clones, &entries, &steady_data, elapsed_sec);
@@ -1341,6 +1421,16 @@ pub fn execute(
         }
         let _ = w.write_all(crate::run::tracing::exit_lines(settings.debug, main_pid).as_bytes());
         let _ = w.flush();
+    }
+    // fio writes the aggregate logs after its report (empty when nothing was sampled).
+    if let Some(agg) = &agg_bw
+        && let Ok(agg) = agg.lock()
+    {
+        for (name, text) in agg.texts() {
+            if let Err(e) = std::fs::write(name, text) {
+                let _ = writeln!(err, "zonekit: {name}: {}", zonekit_core::io_text(&e));
+            }
+        }
     }
     if let Some(path) = &settings.zone_report_out
         && let Err(e) = std::fs::write(path, zone_report(&ctx))

@@ -116,10 +116,13 @@ pub fn plan_files(
     let n = paths.len().max(1) as u64;
     let existing: u64 = infos.iter().filter(|i| i.exists).map(|i| i.size).sum();
     let all_exist = infos.iter().all(|i| i.exists);
+    let has_filesize = opts.filesize.is_some_and(|(lo, _)| lo > 0);
     let total = match opts.size {
+        // `filesize` with `size=N%`: fio's size_percent takes that share of each file (below).
+        Some(SizeSpec::Percent(_)) if has_filesize => 0,
         Some(spec) if !spec.is_zero() => {
             if matches!(spec, SizeSpec::Percent(_)) && !all_exist {
-                return Err(format!("job {}: size={spec:?} of a file that does not exist", opts.name));
+                return Err(format!("job {}: size={} of a file that does not exist", opts.name, size_text(spec)));
             }
             resolve_size(spec, existing)
         }
@@ -150,9 +153,18 @@ pub fn plan_files(
         }
         _ => total / n,
     };
+    // fio's setup_files: `size=N%` with `filesize` makes each file's range N % of its size (a
+    // whole number of the smallest block size), which is all that is laid out.
+    let share = |per_file: u64| match opts.size {
+        Some(SizeSpec::Percent(p)) if has_filesize && p < 100 => {
+            let len = per_file * u64::from(p) / 100;
+            len - len % opts.min_bs_used().max(1)
+        }
+        _ => per_file,
+    };
     let mut out = Vec::with_capacity(paths.len());
     for (path, info) in paths.iter().zip(infos) {
-        let per_file = file_size(info);
+        let per_file = share(file_size(info));
         if per_file == 0 {
             return Err(format!("job {}: size {} is too small for {} files", opts.name, total, n));
         }
@@ -196,6 +208,15 @@ pub fn plan_files(
         });
     }
     Ok(out)
+}
+
+/// `size`'s value as written (`4096`, `50%`, `8z`).
+fn size_text(spec: SizeSpec) -> String {
+    match spec {
+        SizeSpec::Bytes(b) => b.to_string(),
+        SizeSpec::Percent(p) => format!("{p}%"),
+        SizeSpec::Zones(z) => format!("{z}z"),
+    }
 }
 
 /// Whether a job's engine does no I/O on its files (`null`, `filecreate`, fio's
@@ -255,7 +276,14 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         split: opts.bssplit[d].iter().map(|s| (s.bs, s.perc)).collect(),
         align: opts.blockalign[d].max(1),
     };
-    let total: u64 = files.iter().map(|f| f.range.len).sum();
+    let mut total: u64 = files.iter().map(|f| f.range.len).sum();
+    // With `filesize`, each file's range is its own size; `size`, when smaller, still bounds the
+    // job's bytes (fio's setup_files keeps `size` unless the files add up to less).
+    if opts.filesize.is_some_and(|(lo, _)| lo > 0)
+        && let Some(SizeSpec::Bytes(size)) = opts.size.filter(|s| !s.is_zero())
+    {
+        total = total.min(size);
+    }
     let io_limit = match opts.io_size {
         Some(spec) if !spec.is_zero() => resolve_size(spec, total),
         _ => total,
@@ -275,6 +303,7 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         trim: opts.rw.trims(),
         random: opts.rw.is_random(),
         rw_modifier: opts.rw_modifier,
+        seq_add: if opts.rw.is_random() { 0 } else { opts.rw_seq_add },
         sequencer_identical: opts.rw_sequencer == RwSequencer::Identical,
         perc_rand: opts.percentage_random,
         bs_is_seq_rand: opts.bs_is_seq_rand,
@@ -287,6 +316,14 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         time_based: opts.time_based,
         norandommap: opts.norandommap,
         distribution,
+        zoned: match &opts.random_distribution {
+            RandomDistribution::Zoned(l) | RandomDistribution::ZonedAbs(l) => {
+                let lists = l.clone().map(|v| v.iter().map(|z| (z.access_perc, z.size)).collect::<Vec<_>>());
+                let absolute = matches!(opts.random_distribution, RandomDistribution::ZonedAbs(_));
+                Some(crate::workload::Zoned::new(absolute, [&lists[0], &lists[1], &lists[2]]))
+            }
+            _ => None,
+        },
         seed,
         rand: rand_spec(opts, 1),
         fsync_every: u64::from(opts.fsync),
@@ -501,5 +538,26 @@ mod tests {
         o.size = Some(SizeSpec::Percent(50));
         let f = plan_files(&o, 0, &paths[..1], &info).unwrap();
         assert_eq!(f[0].range.len, 32 << 20);
+        // With filesize, size=N% is N % of each file, which is what is laid out (fio 3.33:
+        // size=50% filesize=1m lays out and reads 512 KiB); of a missing file without filesize,
+        // the message says the value as written.
+        o.filesize = Some((1 << 20, 1 << 20));
+        let f = plan_files(&o, 0, &paths[..1], &[FileInfo::default()]).unwrap();
+        assert_eq!((f[0].range.len, f[0].range.size), (512 << 10, 512 << 10));
+        o.filesize = None;
+        assert_eq!(
+            plan_files(&o, 0, &paths[..1], &[FileInfo::default()]).unwrap_err(),
+            "job job: size=50% of a file that does not exist"
+        );
+        // With filesize, a smaller size bounds the bytes, not the range (fio: size=256k
+        // filesize=1m reads 256 KiB over the whole 1 MiB file).
+        let mut o = opts();
+        o.size = Some(SizeSpec::Bytes(256 << 10));
+        o.filesize = Some((1 << 20, 1 << 20));
+        o.rw = RwMode::RandRead;
+        let f = plan_files(&o, 0, &paths[..1], &[FileInfo::default()]).unwrap();
+        assert_eq!(f[0].range.len, 1 << 20);
+        let w = workload_spec(&o, &f, 1);
+        assert_eq!((w.io_limit, w.pass_bytes), (256 << 10, 256 << 10));
     }
 }

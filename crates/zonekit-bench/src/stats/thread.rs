@@ -534,6 +534,18 @@ impl ThreadStats {
         }
     }
 
+    /// Every statistic starts again, as at the end of `ramp_time` (fio's `reset_all_stats` and
+    /// `reset_io_stats`): counts, latencies, samples and logs are emptied; the configuration,
+    /// the job's priority and the priorities kept apart (`cmdprio*`, now with no samples) stay.
+    pub fn restart(&mut self) {
+        let mut fresh = ThreadStats::new(&self.cfg);
+        fresh.js.ioprio = self.js.ioprio;
+        for (d, list) in self.js.clat_prio.iter().enumerate() {
+            fresh.js.clat_prio[d] = list.iter().map(|p| super::prio::PrioStat::new(p.ioprio)).collect();
+        }
+        *self = fresh;
+    }
+
     /// Sets the time stamp of the epoch in the logs (ms; `log_unix_epoch`,
     /// `log_alternate_epoch`): every logged time is this plus the ms since the epoch.
     pub fn set_log_time_base(&mut self, ms: u64) {
@@ -999,6 +1011,27 @@ impl ThreadStats {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The end of `ramp_time` empties every statistic but keeps the priorities the job keeps
+    /// apart (fio's `reset_io_stats` zeroes its `clat_prio` entries, it does not drop them), so
+    /// a `cmdprio` job with a ramp still reports its latencies per priority.
+    #[test]
+    fn a_restart_keeps_the_priorities_kept_apart() {
+        let mut st = ThreadStats::new(&StatsConfig::default());
+        st.set_prios(2 << 13, [&[], &[2 << 13, 1 << 13]]);
+        let p = IoPrio { ioprio: 1 << 13, index: 1 };
+        st.io_done_prio(Ddir::Write, 4096, 0, None, 1000, 1000, 5, p);
+        st.issued(Ddir::Write);
+        st.restart();
+        assert_eq!(st.stats().io_bytes, [0; 3]);
+        assert_eq!(st.stats().total_io_u[1], 0);
+        assert_eq!(st.stats().ioprio, 2 << 13);
+        let kept: Vec<u32> = st.stats().clat_prio[1].iter().map(|p| p.ioprio).collect();
+        assert_eq!(kept, [2 << 13, 1 << 13]);
+        assert!(st.stats().clat_prio[1].iter().all(|p| p.stat.summary().is_none()), "no samples left");
+        st.io_done_prio(Ddir::Write, 4096, 0, None, 1000, 1000, 5, p);
+        assert_eq!(st.stats().clat_prio[1][1].stat.summary().unwrap().samples, 1);
+    }
 
     #[test]
     fn buckets() {

@@ -60,6 +60,11 @@ impl Engine for FileOpEngine {
         true
     }
 
+    fn reopen_files(&mut self, files: Vec<std::os::fd::OwnedFd>) -> Result<(), EngineError> {
+        self.files = super::targets(self.name(), files)?;
+        Ok(())
+    }
+
     fn buffer(&mut self, tag: u32) -> &mut [u8] {
         self.bufs.get_mut(tag as usize).expect("slot out of range")
     }

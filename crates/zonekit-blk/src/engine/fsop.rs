@@ -71,6 +71,12 @@ impl CallsMade {
         }
         !std::mem::replace(&mut done[f], true)
     }
+
+    /// Every file not yet called again (the job closed its files between two loops).
+    fn reset(&self) {
+        let mut done = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        done.iter_mut().for_each(|d| *d = false);
+    }
 }
 
 impl PartialEq for CallsMade {
@@ -144,6 +150,18 @@ impl Engine for FsOpEngine {
 
     fn is_sync(&self) -> bool {
         true
+    }
+
+    /// The engine has names, not files: each file's call is made again at its next use, as
+    /// fio makes it each time it opens the file.
+    fn reopen_files(&mut self, files: Vec<std::os::fd::OwnedFd>) -> Result<(), EngineError> {
+        drop(files);
+        self.files_closed();
+        Ok(())
+    }
+
+    fn files_closed(&mut self) {
+        self.calls.reset();
     }
 
     fn buffer(&mut self, tag: u32) -> &mut [u8] {

@@ -43,6 +43,13 @@ impl Engine for LibaioEngine {
         false
     }
 
+    fn reopen_files(&mut self, files: Vec<std::os::fd::OwnedFd>) -> Result<(), EngineError> {
+        let files = super::targets("libaio", files)?;
+        self.aio.replace_fds(super::raw_fds(&files));
+        self.files = files;
+        Ok(())
+    }
+
     fn buffer(&mut self, tag: u32) -> &mut [u8] {
         self.aio.buffer_mut(tag as usize).expect("slot out of range or in flight")
     }

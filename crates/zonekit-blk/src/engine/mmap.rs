@@ -108,6 +108,13 @@ impl Engine for MmapEngine {
         true
     }
 
+    fn reopen_files(&mut self, files: Vec<std::os::fd::OwnedFd>) -> Result<(), EngineError> {
+        let files = super::targets("mmap", files)?;
+        self.maps = files.iter().map(|_| None).collect();
+        self.files = files;
+        Ok(())
+    }
+
     fn buffer(&mut self, tag: u32) -> &mut [u8] {
         self.bufs.get_mut(tag as usize).expect("slot out of range")
     }

@@ -303,6 +303,22 @@ pub trait Engine: Send {
         None
     }
 
+    /// Take `files` as the engine's file table in place of the one it has, whose files it
+    /// closes, and keep everything else (its ring or AIO context, its slots and their buffers):
+    /// fio closes a job's files between two `loops` and opens them again (new files, with
+    /// `unlink_each_loop`), keeping its engine. Nothing may be queued or in flight. Engines
+    /// with no file table of their own refuse.
+    fn reopen_files(&mut self, files: Vec<OwnedFd>) -> Result<(), EngineError> {
+        drop(files);
+        Err(EngineError::Option { engine: self.name(), why: "cannot open its files again".into() })
+    }
+
+    /// The job closed its files and will open them again at their next use (fio's
+    /// `close_files` between two `loops`): an engine whose work is opening a file
+    /// (`filecreate`, `filestat`, `filedelete`) makes its call again then. Other engines keep
+    /// their files open and do nothing.
+    fn files_closed(&mut self) {}
+
     /// Why the last failed I/O failed, when the engine's own call failed rather than an I/O:
     /// the errno and fio's name of the call (`stat(FILE) type=1`, `open(FILE)`), taken once.
     fn failure(&mut self) -> Option<(i32, String)> {
@@ -562,30 +578,39 @@ impl Common {
         if config.buffer_align != 0 && !config.buffer_align.is_power_of_two() {
             return Err(bad("buffer alignment must be a power of two"));
         }
-        let files = std::mem::take(&mut config.files)
-            .into_iter()
-            .map(|fd| {
-                let file = File::from(fd);
-                let ft = file.metadata().map_err(|source| EngineError::Setup { engine, source })?.file_type();
-                let kind = if ft.is_file() {
-                    FileKind::Regular
-                } else if ft.is_block_device() {
-                    FileKind::Block
-                } else {
-                    FileKind::Other
-                };
-                Ok(Target { file, kind })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let files = targets(engine, std::mem::take(&mut config.files))?;
         let bufs = SlotBuffers::new(config.depth as usize, config.buffer_size, config.buffer_align)
             .map_err(|source| EngineError::Setup { engine, source })?;
         Ok(Common { files, bufs })
     }
 
     pub fn raw_fds(&self) -> Vec<std::os::fd::RawFd> {
-        use std::os::fd::AsRawFd;
-        self.files.iter().map(|t| t.file.as_raw_fd()).collect()
+        raw_fds(&self.files)
     }
+}
+
+/// The file table of `fds`, each file's kind read from the file itself.
+pub(crate) fn targets(engine: &'static str, fds: Vec<OwnedFd>) -> Result<Vec<Target>, EngineError> {
+    fds.into_iter()
+        .map(|fd| {
+            let file = File::from(fd);
+            let ft = file.metadata().map_err(|source| EngineError::Setup { engine, source })?.file_type();
+            let kind = if ft.is_file() {
+                FileKind::Regular
+            } else if ft.is_block_device() {
+                FileKind::Block
+            } else {
+                FileKind::Other
+            };
+            Ok(Target { file, kind })
+        })
+        .collect()
+}
+
+/// The raw descriptors of a file table, in its order.
+pub(crate) fn raw_fds(files: &[Target]) -> Vec<std::os::fd::RawFd> {
+    use std::os::fd::AsRawFd;
+    files.iter().map(|t| t.file.as_raw_fd()).collect()
 }
 
 /// Result of a transfer as the engine reports it: bytes, or `-errno`.

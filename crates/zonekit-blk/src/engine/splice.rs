@@ -103,6 +103,11 @@ impl Engine for SpliceEngine {
         true
     }
 
+    fn reopen_files(&mut self, files: Vec<OwnedFd>) -> Result<(), EngineError> {
+        self.files = super::targets("splice", files)?;
+        Ok(())
+    }
+
     fn buffer(&mut self, tag: u32) -> &mut [u8] {
         self.bufs.get_mut(tag as usize).expect("slot out of range")
     }

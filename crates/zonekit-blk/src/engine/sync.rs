@@ -134,6 +134,12 @@ impl Engine for SyncEngine {
         true
     }
 
+    fn reopen_files(&mut self, files: Vec<std::os::fd::OwnedFd>) -> Result<(), EngineError> {
+        self.files = super::targets(self.name, files)?;
+        self.last_pos = vec![u64::MAX; self.files.len()];
+        Ok(())
+    }
+
     fn buffer(&mut self, tag: u32) -> &mut [u8] {
         self.bufs.get_mut(tag as usize).expect("slot out of range")
     }
@@ -204,6 +210,14 @@ impl Engine for Vsync {
 
     fn is_sync(&self) -> bool {
         false
+    }
+
+    fn reopen_files(&mut self, files: Vec<std::os::fd::OwnedFd>) -> Result<(), EngineError> {
+        self.files = super::targets("vsync", files)?;
+        self.run.clear();
+        self.run_file = u32::MAX;
+        self.next_offset = u64::MAX;
+        Ok(())
     }
 
     fn buffer(&mut self, tag: u32) -> &mut [u8] {

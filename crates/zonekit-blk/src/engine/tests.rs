@@ -979,3 +979,36 @@ fn offloaded_file_operations_call_each_file_once() {
     assert_eq!(lats.len(), 4, "one call per file");
     assert!(paths.iter().all(|p| p.exists()));
 }
+
+/// `reopen_files` hands an engine new files (fio's files closed and opened again between two
+/// loops): the same engine writes into the new files from then on, and leaves the old ones
+/// alone, whatever its kind (mmap and the falloc engine included).
+#[test]
+fn an_engine_keeps_working_on_files_it_is_given_again() {
+    let s = Scratch::new("/dev/shm").expect("scratch directory");
+    let mut kinds = variants();
+    kinds.push(EngineKind::Mmap(MmapOptions { writable: true, ..MmapOptions::default() }));
+    for (v, kind) in kinds.into_iter().enumerate() {
+        let (old, new) = (s.path(&format!("old-{v}")), s.path(&format!("new-{v}")));
+        let mut e = make(kind.clone(), 4, vec![open_rw(&old, 1 << 16, false)]);
+        e.buffer(0)[..4096].copy_from_slice(&pattern(1, 4096));
+        assert_eq!(run(e.as_mut(), io(0, Ddir::Write, 0, 4096)), 4096, "{kind:?} first write");
+        e.reopen_files(vec![open_rw(&new, 1 << 16, false)]).unwrap_or_else(|err| panic!("{kind:?}: {err}"));
+        e.buffer(1)[..4096].copy_from_slice(&pattern(2, 4096));
+        assert_eq!(run(e.as_mut(), io(1, Ddir::Write, 8192, 4096)), 4096, "{kind:?} write after reopening");
+        assert_eq!(run(e.as_mut(), io(2, Ddir::Sync, 0, 0)), 0, "{kind:?} sync");
+        let read = |p: &Path, off: u64| {
+            let mut b = vec![0u8; 4096];
+            std::fs::File::open(p).unwrap().read_exact_at(&mut b, off).unwrap();
+            b
+        };
+        assert_eq!(read(&new, 8192), pattern(2, 4096), "{kind:?}: the new file has the write");
+        assert_eq!(read(&old, 8192), vec![0; 4096], "{kind:?}: the old file does not");
+        assert_eq!(read(&old, 0), pattern(1, 4096), "{kind:?}: the first write stays in the old file");
+    }
+    let mut e = make(EngineKind::Falloc, 1, vec![open_rw(&s.path("fa-old"), 0, false)]);
+    e.reopen_files(vec![open_rw(&s.path("fa-new"), 0, false)]).unwrap();
+    assert_eq!(run(e.as_mut(), io(0, Ddir::Write, 0, 8192)), 8192);
+    assert_eq!(std::fs::metadata(s.path("fa-new")).unwrap().len(), 8192, "falloc allocates in the new file");
+    assert_eq!(std::fs::metadata(s.path("fa-old")).unwrap().len(), 0);
+}

@@ -80,6 +80,15 @@ impl Engine for UringEngine {
         false
     }
 
+    fn reopen_files(&mut self, files: Vec<std::os::fd::OwnedFd>) -> Result<(), EngineError> {
+        let files = super::targets("io_uring", files)?;
+        self.ring
+            .replace_files(super::raw_fds(&files))
+            .map_err(|source| EngineError::Setup { engine: "io_uring", source })?;
+        self.files = files;
+        Ok(())
+    }
+
     fn buffer(&mut self, tag: u32) -> &mut [u8] {
         self.ring.buffer_mut(tag as usize).expect("slot out of range or in flight")
     }

@@ -134,6 +134,12 @@ impl Aio {
         })
     }
 
+    /// Use the files `fds` (kept open by the caller) in place of those given before, with
+    /// nothing pushed or in flight.
+    pub fn replace_fds(&mut self, fds: Vec<RawFd>) {
+        self.fds = fds.into_boxed_slice();
+    }
+
     /// Pushed and not yet submitted.
     pub fn pending(&self) -> u32 {
         (self.queue.len() - self.queue_start) as u32

@@ -38,6 +38,12 @@ impl PosixAio {
         PosixAio { bufs, cbs, busy: vec![false; n], fds, in_flight: 0 }
     }
 
+    /// Use the files `fds` (which must outlive this value, or be replaced again) in place of
+    /// those given before, with nothing in flight.
+    pub fn replace_fds(&mut self, fds: Vec<RawFd>) {
+        self.fds = fds;
+    }
+
     /// Requests handed to the library and not yet reaped.
     pub fn in_flight(&self) -> usize {
         self.in_flight

@@ -130,6 +130,22 @@ impl Ring {
         self.pending
     }
 
+    /// Use the files `fds` (kept open by the caller for the life of the ring, or until replaced
+    /// again) in place of those given before, with nothing pushed or in flight: registered
+    /// files are updated in the kernel's table.
+    pub fn replace_files(&mut self, fds: Vec<RawFd>) -> io::Result<()> {
+        if self.setup.fixed_files {
+            if fds.len() == self.fds.len() {
+                self.ring.submitter().register_files_update(0, &fds)?;
+            } else {
+                self.ring.submitter().unregister_files()?;
+                self.ring.submitter().register_files(&fds)?;
+            }
+        }
+        self.fds = fds.into_boxed_slice();
+        Ok(())
+    }
+
     /// The buffer of slot `tag`, unless the slot is busy (or does not exist).
     #[inline]
     pub fn buffer_mut(&mut self, tag: usize) -> Option<&mut [u8]> {
