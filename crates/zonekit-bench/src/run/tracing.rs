@@ -165,7 +165,7 @@ fn calibrate(put: &mut impl FnMut(String)) {
 
 enum HelperMsg {
     /// Run the monitor until `done` (real time).
-    Monitor(Monitor, Arc<AtomicBool>),
+    Monitor(Box<Monitor>, Arc<AtomicBool>),
     /// The run is over: fio's helper writes every job's logs out (each job's state bumped to
     /// FINISHING and back), with these job ids.
     Exit(Vec<u32>),
@@ -196,7 +196,7 @@ impl Helper {
             while let Ok(msg) = rx.recv() {
                 match msg {
                     HelperMsg::Monitor(m, done) => {
-                        crate::run::monitor_thread(m, done);
+                        crate::run::monitor_thread(*m, done);
                         let _ = done_tx.send(());
                     }
                     HelperMsg::Exit(pids) => {
@@ -219,7 +219,7 @@ impl Helper {
 
     /// Runs `m` on the helper thread until `done` is set.
     pub(crate) fn run_monitor(&self, m: Monitor, done: Arc<AtomicBool>) {
-        let _ = self.tx.send(HelperMsg::Monitor(m, done));
+        let _ = self.tx.send(HelperMsg::Monitor(Box::new(m), done));
     }
 
     /// Waits until the monitor [`Helper::run_monitor`] started has seen `done` and returned.
