@@ -440,10 +440,12 @@ pub fn prepare_job(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<P
     if zone_size > 0 && opts.zonemode == ZoneMode::Zbd {
         opts.zonesize = zone_size;
     }
-    let mut files = match sizing::plan_files(&opts, run.jobnum, &paths, &infos) {
-        Ok(f) => f,
-        Err(msg) => return Err(Box::new(fail(&run, started, libc::EINVAL, msg))),
-    };
+    let mut files =
+        match sizing::plan_files(&opts, run.jobnum, &sizing::rand_spec(&opts, run.thread_number).seeds, &paths, &infos)
+        {
+            Ok(f) => f,
+            Err(msg) => return Err(Box::new(fail(&run, started, libc::EINVAL, msg))),
+        };
     if sizing::diskless(&opts) {
         // Names only: nothing is created, laid out or opened (fio's FIO_DISKLESSIO).
         for f in &mut files {
