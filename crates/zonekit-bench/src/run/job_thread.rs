@@ -29,7 +29,8 @@ use zonekit_core::ZonedDevice;
 pub struct JobRun {
     /// The job's options.
     pub opts: Arc<JobOptions>,
-    /// Clone number within the job (`$jobnum`), 0-based.
+    /// Clone number within the job (fio's `subjob_number`: `$jobnum`, the `offset_increment`
+    /// multiple), 0 for the job itself and N-1 down to 1 for its clones in thread order.
     pub jobnum: u32,
     /// Position of the clone in the whole run, 1-based (fio's `thread_number`).
     pub thread_number: u32,
