@@ -191,6 +191,9 @@ fn set_log_epoch<C: Clock>(stats: &mut ThreadStats, clock: &C, epoch_ns: u64) {
     }
 }
 
+/// fio's `td_verror` of a synchronous I/O that moved nothing (backend.c, `io_queue_event`).
+const FULL_RESID: &str = "file:backend.c:471, func=full resid";
+
 fn engine_ddir(d: Dir) -> Ddir {
     match d {
         Dir::Read => Ddir::Read,
@@ -223,6 +226,20 @@ struct Slot {
     reset: bool,
     /// The priority `cmdprio*` gave the I/O (`None`: the job's).
     prio: Option<IoPrio>,
+    /// The length of the I/O it is the rest of (a short I/O issued again), else its own.
+    buflen: u64,
+}
+
+/// The rest of a short I/O, to be issued again on the slot it holds.
+#[derive(Debug, Clone, Copy)]
+struct Requeue {
+    tag: u32,
+    io: NextIo,
+    /// The engine completed the short I/O as it was queued (fio takes that issue back when it
+    /// requeues it; one reaped later stays counted).
+    sync: bool,
+    /// The length of the I/O it is the rest of, which fio's `write_iolog` line keeps.
+    buflen: u64,
 }
 
 /// An I/O ready to be issued: where it goes, the zone it holds locked (`zonemode=zbd`), and
@@ -322,6 +339,12 @@ struct Core<'a, C: Clock> {
     full: bool,
     /// The priority of the I/O being submitted or completed (`None`: the job's).
     io_prio: Option<IoPrio>,
+    /// The size of each file as the job's setup left it (fio's `real_file_size`): a short I/O
+    /// that reaches it is not continued.
+    file_sizes: Vec<u64>,
+    /// The rest of short I/Os to issue again before anything new, each on the slot it came
+    /// from (fio's requeue list, last in first out).
+    requeue: Vec<Requeue>,
 }
 
 impl<C: Clock> Core<'_, C> {
@@ -469,7 +492,6 @@ impl<C: Clock> Core<'_, C> {
         for c in reaped.drain(..) {
             let slot = std::mem::take(&mut self.slots[c.tag as usize]);
             self.inflight -= 1;
-            self.free.push(c.tag);
             if slot.reset {
                 self.reset_result = Some(c.result);
             }
@@ -480,13 +502,119 @@ impl<C: Clock> Core<'_, C> {
                     zj.completed(&Self::zone_io(&io), z, self.cfg.job_id);
                 }
                 self.io_prio = slot.prio;
-                self.complete(c.tag, io, i64::from(c.result), slot.start, slot.issue, c.at_ns);
+                let buflen = slot.buflen.max(io.len);
+                if let Some(rest) =
+                    self.complete(c.tag, io, i64::from(c.result), slot.start, slot.issue, c.at_ns, false, buflen)
+                {
+                    // The slot keeps the rest of a short I/O until it goes out again.
+                    self.requeue.push(Requeue { tag: c.tag, io: rest, sync: false, buflen });
+                    continue;
+                }
             }
+            self.free.push(c.tag);
         }
         self.reaped = reaped;
     }
 
-    fn complete(&mut self, tag: u32, io: NextIo, res: i64, start: u64, issue: u64, done: u64) {
+    /// fio's handling of a short I/O (`resid`), on either of its paths: an I/O the engine
+    /// completed as it was queued (`sync`: backend.c's `io_queue_event`) or one reaped later
+    /// (io_u.c's `io_completed`). `Ok(Some(rest))`: the rest is to be issued again, this I/O is
+    /// not complete; `Ok(None)`: complete it as it is (`res` may have become 0 bytes);
+    /// `Err(())`: it moved nothing on the synchronous path, fio's "full resid" error, handled.
+    fn short(&mut self, tag: u32, io: &NextIo, res: &mut i64, sync: bool, buflen: u64) -> Result<Option<NextIo>, ()> {
+        let bytes = *res as u64;
+        let Some(d) = stat_ddir(io.dir) else { return Ok(None) };
+        if sync && bytes == 0 {
+            self.full_resid(io, d);
+            return Err(());
+        }
+        if bytes == 0 {
+            // Reaped with nothing moved: a completion of no bytes, neither short nor an error.
+            return Ok(None);
+        }
+        if !self.ramping {
+            self.stats.short_io(d);
+        }
+        let rest = NextIo { offset: io.offset + bytes, len: io.len - bytes, ..*io };
+        let file_end = self.file_sizes.get(io.file).copied().unwrap_or(u64::MAX);
+        if sync && rest.offset == file_end {
+            // fio completes it where the file ends, with the rest as its length and as its
+            // residue: no bytes counted.
+            *res = 0;
+            return Ok(None);
+        }
+        if !sync && rest.offset >= file_end {
+            return Ok(None);
+        }
+        if io.dir == Dir::Write {
+            // The rest goes out from the start of the slot's buffer (fio moves `xfer_buf` on):
+            // the whole I/O's data turns round so that the rest comes first, and turns back once
+            // it is done (the buffer is the next write's too).
+            let buf = self.engine.buffer(tag);
+            let end = (buflen as usize).min(buf.len());
+            buf[..end].rotate_left((bytes as usize).min(end));
+        }
+        Ok(Some(rest))
+    }
+
+    /// The rest of a short write is done: its buffer turns back (see [`Core::short`]).
+    fn unturn(&mut self, tag: u32, io: &NextIo, buflen: u64) {
+        if io.dir == Dir::Write && buflen > io.len {
+            let buf = self.engine.buffer(tag);
+            let end = (buflen as usize).min(buf.len());
+            buf[..end].rotate_right(((buflen - io.len) as usize).min(end));
+        }
+    }
+
+    /// fio's "full resid": a synchronous read or write that moved nothing fails with `EIO`
+    /// (no `io_u error` line); `continue_on_error` may carry past it, as past any error.
+    fn full_resid(&mut self, io: &NextIo, d: StatDdir) {
+        let covered = self.cfg.errors.covers(io.dir, libc::EIO);
+        if !self.ramping {
+            if covered {
+                self.stats.io_error(d, libc::EIO);
+            } else {
+                self.stats.uncounted_error(libc::EIO);
+            }
+        }
+        if !(covered && self.cfg.errors.non_fatal(io.dir, libc::EIO)) {
+            self.error.get_or_insert((libc::EIO, FULL_RESID.into()));
+        }
+    }
+
+    /// Complete `io` with `res` (bytes or `-errno`); `sync`: the engine completed it as it was
+    /// queued; `buflen`: the length of the I/O it is the rest of (else its own). Returns the rest
+    /// of a short I/O that is to be issued again.
+    #[allow(clippy::too_many_arguments)]
+    fn complete(
+        &mut self,
+        tag: u32,
+        io: NextIo,
+        res: i64,
+        start: u64,
+        issue: u64,
+        done: u64,
+        sync: bool,
+        buflen: u64,
+    ) -> Option<NextIo> {
+        let mut res = res;
+        if res >= 0 && (res as u64) < io.len && !self.moves_no_data {
+            match self.short(tag, &io, &mut res, sync, buflen) {
+                Ok(Some(rest)) => {
+                    self.io_prio = None;
+                    self.last_done = done;
+                    return Some(rest);
+                }
+                Ok(None) => {}
+                Err(()) => {
+                    self.io_prio = None;
+                    self.last_done = done;
+                    self.unturn(tag, &io, buflen);
+                    return None;
+                }
+            }
+        }
+        self.unturn(tag, &io, buflen);
         let prio = self.io_prio.take();
         self.last_done = done;
         if let Some(v) = self.verify.as_mut() {
@@ -511,7 +639,7 @@ impl<C: Clock> Core<'_, C> {
             }
         }
         if self.ramping {
-            return;
+            return None;
         }
         let now = done.saturating_sub(self.epoch_ns);
         let start = start.max(self.epoch_ns);
@@ -540,7 +668,7 @@ impl<C: Clock> Core<'_, C> {
             }
             Some(d) => {
                 if res < 0 && self.device_full(&io, res) {
-                    return;
+                    return None;
                 }
                 if res < 0 {
                     // fio counts (`total_err`, `first_error`) the errors of the kinds
@@ -551,13 +679,9 @@ impl<C: Clock> Core<'_, C> {
                         self.stats.uncounted_error((-res) as i32);
                     }
                     self.fail(io, res);
-                    return;
+                    return None;
                 }
                 let bytes = res as u64;
-                // fio's FIO_NOIO engines move nothing: no I/O of theirs is short.
-                if bytes < io.len && !self.moves_no_data {
-                    self.stats.short_io(d);
-                }
                 if self.own_latencies {
                     self.stats.io_done_unmeasured(d, bytes);
                 } else {
@@ -575,6 +699,7 @@ impl<C: Clock> Core<'_, C> {
         if self.since_progress >= self.progress_every {
             self.flush_progress();
         }
+        None
     }
 
     /// `fill_device`: a write that finds no space left ends the job, fio's line logged and its
@@ -792,6 +917,8 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 iolog: None,
                 full: false,
                 io_prio: None,
+                file_sizes: workload.spec().files.iter().map(|f| f.size).collect(),
+                requeue: Vec::new(),
                 cfg,
             },
             workload,
@@ -1183,14 +1310,16 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
     }
 
-    fn count_issue(&mut self, io: &NextIo) {
+    /// Count an I/O handed to the engine; `buflen` is the length fio's `write_iolog` line gives
+    /// it (the whole I/O's, for the rest of a short one).
+    fn count_issue(&mut self, io: &NextIo, buflen: u64) {
         let (dir, len) = (io.dir, io.len);
         if let Some(v) = self.core.verify.as_mut() {
             v.issued(dir);
         }
         if let Some(w) = &mut self.core.iolog {
             let now = self.core.clock.now_ns();
-            w.io(now, io.file, dir, io.offset, len);
+            w.io(now, io.file, dir, io.offset, buflen);
         }
         if self.core.paced {
             self.core.pacer.issued(dir, len);
@@ -1212,12 +1341,22 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             self.exhausted = true;
             return self.core.now();
         }
-        let Some(issue) = self.next_io().await else {
-            self.exhausted = true;
-            return self.core.now();
+        // The rest of a short I/O goes out before anything new (its data is in the buffer).
+        let (issue, buflen) = match self.take_requeue() {
+            Some(r) => {
+                self.workload.reissued(r.io.dir, r.io.len, !r.sync);
+                (Issue { io: r.io, zone: None, check: None }, r.buflen)
+            }
+            None => {
+                let Some(issue) = self.next_io().await else {
+                    self.exhausted = true;
+                    return self.core.now();
+                };
+                self.prepare(0, &issue);
+                (issue, issue.io.len)
+            }
         };
         let io = issue.io;
-        self.prepare(0, &issue);
         let start = self.core.now();
         // `submit` when the job's I/Os need it (`submit_all`), or the I/O may become a zone reset
         // (a trim of a file with zones) or needs its range (`sync_file_range`); else straight to
@@ -1270,13 +1409,15 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
         let done = at.unwrap_or_else(|| self.core.now());
         self.first_io_hints(&io, res);
-        self.count_issue(&io);
+        self.count_issue(&io, buflen);
         if !self.core.ramping {
             self.core.stats.queued(1, 1);
             self.core.stats.submitted(1);
             self.core.stats.completed(1);
         }
-        self.core.complete(0, io, i64::from(res), start, start, done);
+        if let Some(rest) = self.core.complete(0, io, i64::from(res), start, start, done, true, buflen) {
+            self.core.requeue.push(Requeue { tag: 0, io: rest, sync: true, buflen });
+        }
         if self.core.paced {
             self.think(io.dir).await;
             return self.core.now();
@@ -1289,33 +1430,47 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         // At most as many I/Os as there were free slots: the zone policy may drain the queue
         // while it places an I/O (which frees every slot again), and the caller must get to its
         // housekeeping (deadline, ramp, samples, termination) between rounds.
-        let mut budget = self.core.free.len();
-        while let Some(&tag) = self.core.free.last() {
+        let mut budget = self.core.free.len() + self.core.requeue.len();
+        loop {
             if budget == 0 || self.terminate.load(Ordering::Relaxed) || self.at_depth_limit() {
                 return;
             }
-            budget -= 1;
-            let issue = match self.retry.take() {
-                Some(r) => r,
-                None => match self.next_io().await {
-                    Some(i) => i,
-                    None => {
-                        self.exhausted = true;
+            // The rest of a short I/O goes out first, on the slot it holds.
+            let (tag, issue, held) = match self.take_requeue() {
+                Some(r) => (r.tag, Issue { io: r.io, zone: None, check: None }, Some(r)),
+                None => {
+                    if self.core.free.is_empty() {
                         return;
                     }
-                },
+                    let issue = match self.retry.take() {
+                        Some(r) => r,
+                        None => match self.next_io().await {
+                            Some(i) => i,
+                            None => {
+                                self.exhausted = true;
+                                return;
+                            }
+                        },
+                    };
+                    // The zone policy may have drained the queue: take a slot now.
+                    let Some(&tag) = self.core.free.last() else { return };
+                    (tag, issue, None)
+                }
             };
-            // The zone policy may have drained the queue: take a slot now.
-            let _ = tag;
-            let Some(&tag) = self.core.free.last() else { return };
+            budget -= 1;
             let io = issue.io;
-            if self.core.cfg.serialize_overlap && self.core.overlaps_in_flight(&io) {
+            if held.is_none() && self.core.cfg.serialize_overlap && self.core.overlaps_in_flight(&io) {
                 // fio's io_u_submit answers FIO_Q_BUSY: wait for completions, then try again.
                 self.retry = Some(issue);
                 self.core.commit();
                 return;
             }
-            self.prepare(tag, &issue);
+            match held {
+                // Its bytes (and, if it was reaped, its count) are issued again as it goes.
+                Some(r) => self.workload.reissued(io.dir, io.len, !r.sync),
+                None => self.prepare(tag, &issue),
+            }
+            let buflen = held.map_or(io.len, |r| r.buflen);
             if self.core.cfg.host_io_ns > 0 {
                 let t = self.core.now() + self.core.cfg.host_io_ns;
                 self.core.clock.sleep_until(t).await;
@@ -1325,7 +1480,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 Queued::Queued => {
                     self.zone_queued(&issue, true, 0);
                     let c = &mut self.core;
-                    c.free.pop();
+                    if held.is_none() {
+                        c.free.pop();
+                    }
                     c.slots[tag as usize] = Slot {
                         io: Some(io),
                         start,
@@ -1333,11 +1490,12 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                         zone: issue.zone,
                         reset: false,
                         prio: c.io_prio.take(),
+                        buflen,
                     };
                     c.pending.push(tag);
                     c.batch_queued += 1;
                     c.inflight += 1;
-                    self.count_issue(&io);
+                    self.count_issue(&io, buflen);
                     if self.core.batch_queued as usize >= batch {
                         self.core.commit();
                     }
@@ -1346,11 +1504,21 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     self.zone_queued(&issue, false, res);
                     let done = self.core.now();
                     self.first_io_hints(&io, res);
-                    self.count_issue(&io);
+                    self.count_issue(&io, buflen);
                     if !self.core.ramping {
                         self.core.stats.queued(self.core.inflight + 1, 1);
                     }
-                    self.core.complete(tag, io, i64::from(res), start, start, done);
+                    let rest = self.core.complete(tag, io, i64::from(res), start, start, done, true, buflen);
+                    match rest {
+                        Some(rest) => {
+                            if held.is_none() {
+                                self.core.free.pop();
+                            }
+                            self.core.requeue.push(Requeue { tag, io: rest, sync: true, buflen });
+                        }
+                        None if held.is_some() => self.core.free.push(tag),
+                        None => {}
+                    }
                 }
                 Queued::Busy => {
                     // Not now (the engine waits for its queued I/Os to be committed, or its queue
@@ -1363,6 +1531,14 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                         {
                             self.core.stats.dropped_io(d);
                         }
+                        if held.is_some() {
+                            self.core.free.push(tag);
+                        }
+                    } else if let Some(r) = held {
+                        // It keeps its slot and goes first again.
+                        self.workload.reissued_undo(io.dir, io.len, !r.sync);
+                        self.core.requeue.push(r);
+                        self.core.commit();
                     } else {
                         // fio requeues it and commits what is queued.
                         self.retry = Some(issue);
@@ -1378,6 +1554,25 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 return;
             }
         }
+    }
+
+    /// The rest of a short I/O to issue again, with its slot and whether the engine completed
+    /// it as it was queued, while the job may still issue (fio's `do_io` takes it off its
+    /// requeue list before anything new); once the job's bytes are issued they are dropped, as
+    /// fio's loop ends with them on its list.
+    fn take_requeue(&mut self) -> Option<Requeue> {
+        self.core.requeue.last()?;
+        if self.stopped() || !self.workload.has_budget() {
+            let slots = !self.core.engine.is_sync();
+            for r in std::mem::take(&mut self.core.requeue) {
+                self.core.unturn(r.tag, &r.io, r.buflen);
+                if slots {
+                    self.core.free.push(r.tag);
+                }
+            }
+            return None;
+        }
+        self.core.requeue.pop()
     }
 
     /// The latency target holds the queue at a lower depth than `iodepth` (fio's `queue_full`).
@@ -1531,6 +1726,11 @@ mod tests {
         fail_at: Option<u64>,
         /// I/Os queued while one overlapping them was in flight.
         overlaps: u32,
+        /// Where the file really ends: a read stops there, a write past it fails with EFBIG
+        /// once nothing of it fits (a file size limit).
+        eof: Option<u64>,
+        /// The I/O at this offset moves only this many bytes, once.
+        short_once: Option<(u64, u32)>,
     }
 
     impl MemEngine {
@@ -1543,6 +1743,8 @@ mod tests {
                 submitted: VecDeque::new(),
                 fail_at: None,
                 overlaps: 0,
+                eof: None,
+                short_once: None,
             }
         }
 
@@ -1550,7 +1752,20 @@ mod tests {
             if Some(io.offset) == self.fail_at {
                 return -libc::EIO;
             }
-            let (o, l) = (io.offset as usize, io.len as usize);
+            let mut len = io.len;
+            if let Some(eof) = self.eof {
+                len = len.min(eof.saturating_sub(io.offset) as u32);
+                if len == 0 && io.ddir == Ddir::Write {
+                    return -libc::EFBIG;
+                }
+            }
+            if let Some((at, n)) = self.short_once
+                && at == io.offset
+            {
+                self.short_once = None;
+                len = len.min(n);
+            }
+            let (o, l) = (io.offset as usize, len as usize);
             match io.ddir {
                 Ddir::Write => self.data[o..o + l].copy_from_slice(&self.bufs[io.tag as usize][..l]),
                 Ddir::Read => {
@@ -1559,7 +1774,7 @@ mod tests {
                 }
                 _ => {}
             }
-            io.len as i32
+            len as i32
         }
     }
 
@@ -1653,6 +1868,90 @@ mod tests {
         let end = crate::run::executor::block_on(lp.run());
         let js = st.finish(end.io_runtime_ns, end.io_runtime_ns, Default::default());
         (js, end)
+    }
+
+    /// A job over 1 MiB of a file that really ends at 1000000 bytes (fio: a file truncated after
+    /// its setup): `(reads?, sync, depth)` run to the end.
+    fn run_past_eof(read: bool, sync: bool, depth: u32) -> (crate::stats::JobStats, LoopEnd, MemEngine) {
+        let mut e = MemEngine::new(sync, depth, 1 << 20);
+        e.eof = Some(1_000_000);
+        let mut w = Workload::new(WorkloadSpec::simple(read, !read, false, 1 << 20, 4096, 9));
+        let mut st = ThreadStats::new(&StatsConfig::default());
+        let lp = JobLoop::new(
+            &mut e,
+            &mut w,
+            &mut st,
+            cfg(depth),
+            Arc::default(),
+            Arc::default(),
+            zonekit_blk::RealClock::new(),
+            vec![None],
+        );
+        let end = crate::run::executor::block_on(lp.run());
+        let js = st.finish(end.io_runtime_ns, end.io_runtime_ns, Default::default());
+        (js, end, e)
+    }
+
+    /// fio's `io_queue_event` for a synchronous engine: the read across the end is short
+    /// (counted, its bytes not), its rest is issued again, moves nothing and fails the job with
+    /// "full resid"; a write's rest meets the size limit and fails with its errno.
+    #[test]
+    fn a_short_synchronous_io_is_continued_and_nothing_moved_is_eio() {
+        let (js, end, _) = run_past_eof(true, true, 1);
+        assert_eq!((js.total_io_u[0], js.short_io_u[0], js.io_bytes[0]), (246, 1, 999_424));
+        assert_eq!(end.error, Some((libc::EIO, FULL_RESID.to_string())));
+        let (js, end, e) = run_past_eof(false, true, 1);
+        assert_eq!((js.total_io_u[1], js.short_io_u[1], js.io_bytes[1]), (246, 1, 999_424));
+        let (errno, line) = end.error.unwrap();
+        assert_eq!(errno, libc::EFBIG);
+        assert!(line.ends_with("write offset=1000000, buflen=3520"), "{line}");
+        assert!(e.data[999_424..1_000_000].iter().any(|&b| b != 0), "the short write's part landed");
+    }
+
+    /// fio's `io_completed` for a reaped I/O: the short read's rest goes out again (one more
+    /// issue), moves nothing and completes with no bytes and no error, as every later read past
+    /// the end.
+    #[test]
+    fn a_short_reaped_io_is_continued_and_nothing_moved_completes_empty() {
+        let (js, end, _) = run_past_eof(true, false, 4);
+        assert_eq!(end.error, None);
+        assert_eq!((js.total_io_u[0], js.short_io_u[0], js.io_bytes[0]), (257, 1, 999_424));
+        assert_eq!(js.clat_stat[0].summary().unwrap().samples, 256, "the short read's part is no completion");
+    }
+
+    /// The rest of a short write carries the rest of its data: with the buffers filled once, every
+    /// block ends up as one of them, the one written in two parts too; only the rest's bytes count.
+    #[test]
+    fn the_rest_of_a_short_write_writes_the_rest_of_its_buffer() {
+        for (sync, depth) in [(true, 1), (false, 4)] {
+            let mut e = MemEngine::new(sync, depth, 1 << 20);
+            e.short_once = Some((8192, 1000));
+            let mut w = Workload::new(spec(false, 1 << 20));
+            let mut st = ThreadStats::new(&StatsConfig::default());
+            let c = LoopConfig { fill: BufferFill::Once, ..cfg(depth) };
+            let lp = JobLoop::new(
+                &mut e,
+                &mut w,
+                &mut st,
+                c,
+                Arc::default(),
+                Arc::default(),
+                zonekit_blk::RealClock::new(),
+                vec![None],
+            );
+            let end = crate::run::executor::block_on(lp.run());
+            assert_eq!(end.error, None);
+            let js = st.finish(end.io_runtime_ns, end.io_runtime_ns, Default::default());
+            assert_eq!(js.total_io_u[1], 257, "sync={sync}");
+            assert_eq!(js.short_io_u[1], 1);
+            assert_eq!(js.io_bytes[1], (1 << 20) - 1000);
+            // Each slot's buffer was filled once (and is back as it was): every block is one of them.
+            let bufs: Vec<&[u8]> = e.bufs.iter().map(|b| &b[..4096]).collect();
+            assert!(bufs.iter().all(|b| b.iter().any(|&x| x != 0)));
+            for (i, block) in e.data.chunks(4096).enumerate() {
+                assert!(bufs.contains(&block), "sync={sync}: block {i} is no buffer's");
+            }
+        }
     }
 
     #[test]
