@@ -546,20 +546,19 @@ impl<C: Clock> Core<'_, C> {
         if !sync && rest.offset >= file_end {
             return Ok(None);
         }
-        if io.dir == Dir::Write {
-            // The rest goes out from the start of the slot's buffer (fio moves `xfer_buf` on):
-            // the whole I/O's data turns round so that the rest comes first, and turns back once
-            // it is done (the buffer is the next write's too).
-            let buf = self.engine.buffer(tag);
-            let end = (buflen as usize).min(buf.len());
-            buf[..end].rotate_left((bytes as usize).min(end));
-        }
+        // The rest goes from (or lands at) the start of the slot's buffer where fio moves
+        // `xfer_buf` on: the whole I/O's buffer turns round so that the rest's part comes first,
+        // and turns back once the rest is done, leaving the buffer whole (the next write's data;
+        // the read a verify checks).
+        let buf = self.engine.buffer(tag);
+        let end = (buflen as usize).min(buf.len());
+        buf[..end].rotate_left((bytes as usize).min(end));
         Ok(Some(rest))
     }
 
-    /// The rest of a short write is done: its buffer turns back (see [`Core::short`]).
+    /// The rest of a short I/O is done: its buffer turns back (see [`Core::short`]).
     fn unturn(&mut self, tag: u32, io: &NextIo, buflen: u64) {
-        if io.dir == Dir::Write && buflen > io.len {
+        if buflen > io.len {
             let buf = self.engine.buffer(tag);
             let end = (buflen as usize).min(buf.len());
             buf[..end].rotate_right(((buflen - io.len) as usize).min(end));
@@ -620,7 +619,14 @@ impl<C: Clock> Core<'_, C> {
         if let Some(v) = self.verify.as_mut() {
             let name = self.cfg.file_names.get(io.file).map_or("", String::as_str);
             let buf = self.engine.buffer(tag);
-            if let Err(e) = v.completed(tag, &io, res, buf, name) {
+            // The rest of a short I/O: verify sees the whole I/O, its buffer whole again.
+            let before = buflen.saturating_sub(io.len);
+            let (whole, wres) = if before > 0 && res >= 0 {
+                (NextIo { offset: io.offset - before, len: buflen, ..io }, res + before as i64)
+            } else {
+                (io, res)
+            };
+            if let Err(e) = v.completed(tag, &whole, wres, buf, name) {
                 self.log.extend(e.lines.into_iter().map(|l| match l.strip_prefix("fio: ") {
                     Some(rest) => format!("zonekit: {rest}"),
                     None => l,
@@ -1951,6 +1957,40 @@ mod tests {
             for (i, block) in e.data.chunks(4096).enumerate() {
                 assert!(bufs.contains(&block), "sync={sync}: block {i} is no buffer's");
             }
+        }
+    }
+
+    /// The rest of a short read lands after its first part: the buffer holds the whole block
+    /// once the rest is done (what a verify checks), as fio's `xfer_buf` moved on.
+    #[test]
+    fn the_rest_of_a_short_read_completes_its_buffer() {
+        for sync in [true, false] {
+            let mut e = MemEngine::new(sync, 1, 1 << 20);
+            for (i, b) in e.data.iter_mut().enumerate() {
+                *b = (i % 251) as u8;
+            }
+            let last = (1 << 20) - 4096;
+            e.short_once = Some((last as u64, 1000));
+            // Bytes left for the rest to go out (once every block is issued, it would be dropped).
+            let mut sp = WorkloadSpec::simple(true, false, false, 1 << 20, 4096, 9);
+            sp.io_limit += 3096;
+            let mut w = Workload::new(sp);
+            let mut st = ThreadStats::new(&StatsConfig::default());
+            let lp = JobLoop::new(
+                &mut e,
+                &mut w,
+                &mut st,
+                cfg(1),
+                Arc::default(),
+                Arc::default(),
+                zonekit_blk::RealClock::new(),
+                vec![None],
+            );
+            let end = crate::run::executor::block_on(lp.run());
+            assert_eq!(end.error, None);
+            let js = st.finish(end.io_runtime_ns, end.io_runtime_ns, Default::default());
+            assert_eq!((js.total_io_u[0], js.short_io_u[0], js.io_bytes[0]), (257, 1, (1 << 20) - 1000));
+            assert!(e.bufs[0][..4096] == e.data[last..], "sync={sync}: the last block's buffer is not whole");
         }
     }
 
