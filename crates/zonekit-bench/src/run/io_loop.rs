@@ -226,8 +226,8 @@ struct Slot {
     reset: bool,
     /// The priority `cmdprio*` gave the I/O (`None`: the job's).
     prio: Option<IoPrio>,
-    /// The length of the I/O it is the rest of (a short I/O issued again), else its own.
-    buflen: u64,
+    /// The length of the I/O it is the rest of (a short I/O issued again; 0: none).
+    rest_of: u64,
 }
 
 /// The rest of a short I/O, to be issued again on the slot it holds.
@@ -345,6 +345,10 @@ struct Core<'a, C: Clock> {
     /// The rest of short I/Os to issue again before anything new, each on the slot it came
     /// from (fio's requeue list, last in first out).
     requeue: Vec<Requeue>,
+    /// The length of the I/O whose rest is completing now (0: none).
+    rest_of: u64,
+    /// Completions are being reaped (fio's `io_completed`), not returned as they were queued.
+    reaping: bool,
 }
 
 impl<C: Clock> Core<'_, C> {
@@ -502,12 +506,13 @@ impl<C: Clock> Core<'_, C> {
                     zj.completed(&Self::zone_io(&io), z, self.cfg.job_id);
                 }
                 self.io_prio = slot.prio;
-                let buflen = slot.buflen.max(io.len);
-                if let Some(rest) =
-                    self.complete(c.tag, io, i64::from(c.result), slot.start, slot.issue, c.at_ns, false, buflen)
-                {
+                self.rest_of = slot.rest_of;
+                self.reaping = true;
+                self.complete(c.tag, io, i64::from(c.result), slot.start, slot.issue, c.at_ns);
+                self.reaping = false;
+                self.rest_of = 0;
+                if self.requeued(c.tag) {
                     // The slot keeps the rest of a short I/O until it goes out again.
-                    self.requeue.push(Requeue { tag: c.tag, io: rest, sync: false, buflen });
                     continue;
                 }
             }
@@ -556,6 +561,39 @@ impl<C: Clock> Core<'_, C> {
         Ok(Some(rest))
     }
 
+    /// A short I/O, or the rest of one, completed (kept out of [`Core::complete`]'s way): true
+    /// when it is done with (its rest on the requeue list, or failed as fio's "full resid"); else
+    /// it completes with `res`, its buffer turned back.
+    #[cold]
+    #[inline(never)]
+    fn short_or_rest(&mut self, tag: u32, io: &NextIo, res: &mut i64, sync: bool, buflen: u64, done: u64) -> bool {
+        if *res >= 0 && (*res as u64) < io.len && !self.moves_no_data {
+            match self.short(tag, io, res, sync, buflen) {
+                Ok(Some(rest)) => {
+                    self.io_prio = None;
+                    self.last_done = done;
+                    self.requeue.push(Requeue { tag, io: rest, sync, buflen });
+                    return true;
+                }
+                Ok(None) => {}
+                Err(()) => {
+                    self.io_prio = None;
+                    self.last_done = done;
+                    self.unturn(tag, io, buflen);
+                    return true;
+                }
+            }
+        }
+        self.unturn(tag, io, buflen);
+        false
+    }
+
+    /// Whether the I/O just completed on slot `tag` left its rest on the requeue list (which
+    /// then holds the slot).
+    fn requeued(&self, tag: u32) -> bool {
+        self.requeue.last().is_some_and(|r| r.tag == tag)
+    }
+
     /// The rest of a short I/O is done: its buffer turns back (see [`Core::short`]).
     fn unturn(&mut self, tag: u32, io: &NextIo, buflen: u64) {
         if buflen > io.len {
@@ -581,48 +619,26 @@ impl<C: Clock> Core<'_, C> {
         }
     }
 
-    /// Complete `io` with `res` (bytes or `-errno`); `sync`: the engine completed it as it was
-    /// queued; `buflen`: the length of the I/O it is the rest of (else its own). Returns the rest
-    /// of a short I/O that is to be issued again.
-    #[allow(clippy::too_many_arguments)]
-    fn complete(
-        &mut self,
-        tag: u32,
-        io: NextIo,
-        res: i64,
-        start: u64,
-        issue: u64,
-        done: u64,
-        sync: bool,
-        buflen: u64,
-    ) -> Option<NextIo> {
+    /// Complete `io` with `res` (bytes or `-errno`), an I/O the engine completed as it was
+    /// queued unless `reaping`, the rest of a short one if `rest_of` is set. A short one's rest
+    /// goes on the requeue list, holding the slot.
+    fn complete(&mut self, tag: u32, io: NextIo, res: i64, start: u64, issue: u64, done: u64) {
         let mut res = res;
-        if res >= 0 && (res as u64) < io.len && !self.moves_no_data {
-            match self.short(tag, &io, &mut res, sync, buflen) {
-                Ok(Some(rest)) => {
-                    self.io_prio = None;
-                    self.last_done = done;
-                    return Some(rest);
-                }
-                Ok(None) => {}
-                Err(()) => {
-                    self.io_prio = None;
-                    self.last_done = done;
-                    self.unturn(tag, &io, buflen);
-                    return None;
-                }
+        if ((res as u64) < io.len && res >= 0 && !self.moves_no_data) || self.rest_of != 0 {
+            let (sync, buflen) = (!self.reaping, self.rest_of.max(io.len));
+            if self.short_or_rest(tag, &io, &mut res, sync, buflen, done) {
+                return;
             }
         }
-        self.unturn(tag, &io, buflen);
         let prio = self.io_prio.take();
         self.last_done = done;
         if let Some(v) = self.verify.as_mut() {
             let name = self.cfg.file_names.get(io.file).map_or("", String::as_str);
             let buf = self.engine.buffer(tag);
             // The rest of a short I/O: verify sees the whole I/O, its buffer whole again.
-            let before = buflen.saturating_sub(io.len);
+            let before = self.rest_of.saturating_sub(io.len);
             let (whole, wres) = if before > 0 && res >= 0 {
-                (NextIo { offset: io.offset - before, len: buflen, ..io }, res + before as i64)
+                (NextIo { offset: io.offset - before, len: self.rest_of, ..io }, res + before as i64)
             } else {
                 (io, res)
             };
@@ -645,7 +661,7 @@ impl<C: Clock> Core<'_, C> {
             }
         }
         if self.ramping {
-            return None;
+            return;
         }
         let now = done.saturating_sub(self.epoch_ns);
         let start = start.max(self.epoch_ns);
@@ -674,7 +690,7 @@ impl<C: Clock> Core<'_, C> {
             }
             Some(d) => {
                 if res < 0 && self.device_full(&io, res) {
-                    return None;
+                    return;
                 }
                 if res < 0 {
                     // fio counts (`total_err`, `first_error`) the errors of the kinds
@@ -685,7 +701,7 @@ impl<C: Clock> Core<'_, C> {
                         self.stats.uncounted_error((-res) as i32);
                     }
                     self.fail(io, res);
-                    return None;
+                    return;
                 }
                 let bytes = res as u64;
                 if self.own_latencies {
@@ -705,7 +721,6 @@ impl<C: Clock> Core<'_, C> {
         if self.since_progress >= self.progress_every {
             self.flush_progress();
         }
-        None
     }
 
     /// `fill_device`: a write that finds no space left ends the job, fio's line logged and its
@@ -925,6 +940,8 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 io_prio: None,
                 file_sizes: workload.spec().files.iter().map(|f| f.size).collect(),
                 requeue: Vec::new(),
+                rest_of: 0,
+                reaping: false,
                 cfg,
             },
             workload,
@@ -1275,18 +1292,30 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             eio.offset = first;
             eio.len = u32::try_from(last - first).unwrap_or(u32::MAX);
         }
-        let lock = self.core.cfg.file_locks.get(io.file).cloned().flatten();
-        let _held = lock.as_ref().map(|l| l.hold(io.dir == Dir::Read));
+        self.queue_io(&eio, io.file, io.dir)
+    }
+
+    /// Hand a read or write of the job to the engine as it is (the rest of a short I/O).
+    fn queue_plain(&mut self, tag: u32, io: &NextIo) -> Queued {
+        let eio = Io { tag, ddir: engine_ddir(io.dir), file: io.file as u32, offset: io.offset, len: io.len as u32 };
+        self.queue_io(&eio, io.file, io.dir)
+    }
+
+    /// Hand `eio` to the engine under its file's lock (`lockfile`), with the priority `cmdprio`
+    /// gives it.
+    fn queue_io(&mut self, eio: &Io, file: usize, dir: Dir) -> Queued {
+        let lock = self.core.cfg.file_locks.get(file).cloned().flatten();
+        let _held = lock.as_ref().map(|l| l.hold(dir == Dir::Read));
         // fio's cmdprio: a read or write may take a priority of its own.
-        let pick = match (self.core.cfg.cmdprio.as_mut(), io.dir) {
-            (Some(c), Dir::Read) => c.pick(0, io.len),
-            (Some(c), Dir::Write) => c.pick(1, io.len),
+        let pick = match (self.core.cfg.cmdprio.as_mut(), dir) {
+            (Some(c), Dir::Read) => c.pick(0, u64::from(eio.len)),
+            (Some(c), Dir::Write) => c.pick(1, u64::from(eio.len)),
             _ => None,
         };
         self.core.io_prio = pick.map(|p| IoPrio { ioprio: p.prio, index: p.index });
         match pick {
-            Some(p) => self.core.engine.queue_prio(&eio, p.prio),
-            None => self.core.engine.queue(&eio),
+            Some(p) => self.core.engine.queue_prio(eio, p.prio),
+            None => self.core.engine.queue(eio),
         }
     }
 
@@ -1316,16 +1345,16 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
     }
 
-    /// Count an I/O handed to the engine; `buflen` is the length fio's `write_iolog` line gives
-    /// it (the whole I/O's, for the rest of a short one).
-    fn count_issue(&mut self, io: &NextIo, buflen: u64) {
+    /// Count an I/O handed to the engine; `rest_of`: the length of the I/O it is the rest of (0:
+    /// none), which fio's `write_iolog` line gives it.
+    fn count_issue(&mut self, io: &NextIo, rest_of: u64) {
         let (dir, len) = (io.dir, io.len);
         if let Some(v) = self.core.verify.as_mut() {
             v.issued(dir);
         }
         if let Some(w) = &mut self.core.iolog {
             let now = self.core.clock.now_ns();
-            w.io(now, io.file, dir, io.offset, buflen);
+            w.io(now, io.file, dir, io.offset, if rest_of == 0 { len } else { rest_of });
         }
         if self.core.paced {
             self.core.pacer.issued(dir, len);
@@ -1347,22 +1376,17 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             self.exhausted = true;
             return self.core.now();
         }
-        // The rest of a short I/O goes out before anything new (its data is in the buffer).
-        let (issue, buflen) = match self.take_requeue() {
-            Some(r) => {
-                self.workload.reissued(r.io.dir, r.io.len, !r.sync);
-                (Issue { io: r.io, zone: None, check: None }, r.buflen)
-            }
-            None => {
-                let Some(issue) = self.next_io().await else {
-                    self.exhausted = true;
-                    return self.core.now();
-                };
-                self.prepare(0, &issue);
-                (issue, issue.io.len)
-            }
+        if !self.core.requeue.is_empty()
+            && let Some(r) = self.take_requeue()
+        {
+            return self.step_sync_rest(r).await;
+        }
+        let Some(issue) = self.next_io().await else {
+            self.exhausted = true;
+            return self.core.now();
         };
         let io = issue.io;
+        self.prepare(0, &issue);
         let start = self.core.now();
         // `submit` when the job's I/Os need it (`submit_all`), or the I/O may become a zone reset
         // (a trim of a file with zones) or needs its range (`sync_file_range`); else straight to
@@ -1415,15 +1439,13 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
         let done = at.unwrap_or_else(|| self.core.now());
         self.first_io_hints(&io, res);
-        self.count_issue(&io, buflen);
+        self.count_issue(&io, 0);
         if !self.core.ramping {
             self.core.stats.queued(1, 1);
             self.core.stats.submitted(1);
             self.core.stats.completed(1);
         }
-        if let Some(rest) = self.core.complete(0, io, i64::from(res), start, start, done, true, buflen) {
-            self.core.requeue.push(Requeue { tag: 0, io: rest, sync: true, buflen });
-        }
+        self.core.complete(0, io, i64::from(res), start, start, done);
         if self.core.paced {
             self.think(io.dir).await;
             return self.core.now();
@@ -1431,52 +1453,146 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         done
     }
 
+    /// The rest of a short I/O on a synchronous engine (see [`JobLoop::step_sync`]): issued on
+    /// slot 0, whose buffer holds its data, and completed. Returns the clock at completion.
+    async fn step_sync_rest(&mut self, r: Requeue) -> u64 {
+        let io = r.io;
+        self.workload.reissued(io.dir, io.len, !r.sync);
+        let start = self.core.now();
+        let (res, at) = match self.queue_plain(0, &io) {
+            Queued::Completed(res) => (res, None),
+            Queued::Queued | Queued::Busy => {
+                let _ = self.core.engine.commit();
+                let _ = self.core.fetch(1, 1).await;
+                self.core.reaped.first().map_or((-libc::EIO, None), |c| (c.result, Some(c.at_ns)))
+            }
+        };
+        let done = at.unwrap_or_else(|| self.core.now());
+        self.count_issue(&io, r.buflen);
+        if !self.core.ramping {
+            self.core.stats.queued(1, 1);
+            self.core.stats.submitted(1);
+            self.core.stats.completed(1);
+        }
+        self.core.rest_of = r.buflen;
+        self.core.complete(0, io, i64::from(res), start, start, done);
+        self.core.rest_of = 0;
+        if self.core.paced {
+            self.think(io.dir).await;
+            return self.core.now();
+        }
+        done
+    }
+
+    /// The rests of short I/Os on an asynchronous engine, each queued on the slot it holds
+    /// before anything new (fio's `get_io_u` takes its requeue list first). False when the
+    /// queue cannot take more now (the engine is busy, the job is stopping).
+    #[cold]
+    #[inline(never)]
+    fn queue_rests(&mut self, batch: usize) -> bool {
+        while !self.core.requeue.is_empty() {
+            if self.terminate.load(Ordering::Relaxed) || self.at_depth_limit() {
+                return false;
+            }
+            let Some(r) = self.take_requeue() else { return true };
+            let (tag, io) = (r.tag, r.io);
+            self.workload.reissued(io.dir, io.len, !r.sync);
+            let start = self.core.now();
+            match self.queue_plain(tag, &io) {
+                Queued::Queued => {
+                    let c = &mut self.core;
+                    c.slots[tag as usize] = Slot {
+                        io: Some(io),
+                        start,
+                        issue: start,
+                        zone: None,
+                        reset: false,
+                        prio: c.io_prio.take(),
+                        rest_of: r.buflen,
+                    };
+                    c.pending.push(tag);
+                    c.batch_queued += 1;
+                    c.inflight += 1;
+                    self.count_issue(&io, r.buflen);
+                    if self.core.batch_queued as usize >= batch {
+                        self.core.commit();
+                    }
+                }
+                Queued::Completed(res) => {
+                    let done = self.core.now();
+                    self.count_issue(&io, r.buflen);
+                    if !self.core.ramping {
+                        self.core.stats.queued(self.core.inflight + 1, 1);
+                    }
+                    self.core.rest_of = r.buflen;
+                    self.core.complete(tag, io, i64::from(res), start, start, done);
+                    self.core.rest_of = 0;
+                    if !self.core.requeued(tag) {
+                        self.core.free.push(tag);
+                    }
+                }
+                Queued::Busy => {
+                    self.workload.reissued_undo(io.dir, io.len, !r.sync);
+                    if self.core.pending.is_empty() && self.core.inflight == 0 {
+                        // Nothing to wait for: the engine cannot take it at all.
+                        if let Some(d) = stat_ddir(io.dir)
+                            && !self.core.ramping
+                        {
+                            self.core.stats.dropped_io(d);
+                        }
+                        self.core.unturn(tag, &io, r.buflen);
+                        self.core.free.push(tag);
+                    } else {
+                        // It keeps its slot and goes first again once the queue moves.
+                        self.core.requeue.push(r);
+                        self.core.commit();
+                    }
+                    return false;
+                }
+            }
+            if self.core.error.is_some() {
+                return false;
+            }
+        }
+        true
+    }
+
     async fn fill_queue(&mut self) {
         let batch = self.core.cfg.batch_submit.max(1) as usize;
+        // The rest of short I/Os goes out first, each on the slot it holds.
+        if !self.core.requeue.is_empty() && !self.queue_rests(batch) {
+            return;
+        }
         // At most as many I/Os as there were free slots: the zone policy may drain the queue
         // while it places an I/O (which frees every slot again), and the caller must get to its
         // housekeeping (deadline, ramp, samples, termination) between rounds.
-        let mut budget = self.core.free.len() + self.core.requeue.len();
-        loop {
+        let mut budget = self.core.free.len();
+        while let Some(&tag) = self.core.free.last() {
             if budget == 0 || self.terminate.load(Ordering::Relaxed) || self.at_depth_limit() {
                 return;
             }
-            // The rest of a short I/O goes out first, on the slot it holds.
-            let (tag, issue, held) = match self.take_requeue() {
-                Some(r) => (r.tag, Issue { io: r.io, zone: None, check: None }, Some(r)),
-                None => {
-                    if self.core.free.is_empty() {
+            budget -= 1;
+            let issue = match self.retry.take() {
+                Some(r) => r,
+                None => match self.next_io().await {
+                    Some(i) => i,
+                    None => {
+                        self.exhausted = true;
                         return;
                     }
-                    let issue = match self.retry.take() {
-                        Some(r) => r,
-                        None => match self.next_io().await {
-                            Some(i) => i,
-                            None => {
-                                self.exhausted = true;
-                                return;
-                            }
-                        },
-                    };
-                    // The zone policy may have drained the queue: take a slot now.
-                    let Some(&tag) = self.core.free.last() else { return };
-                    (tag, issue, None)
-                }
+                },
             };
-            budget -= 1;
+            // The zone policy may have drained the queue: take a slot now.
+            let _ = tag;
+            let Some(&tag) = self.core.free.last() else { return };
             let io = issue.io;
-            if held.is_none() && self.core.cfg.serialize_overlap && self.core.overlaps_in_flight(&io) {
+            if self.core.cfg.serialize_overlap && self.core.overlaps_in_flight(&io) {
                 // fio's io_u_submit answers FIO_Q_BUSY: wait for completions, then try again.
                 self.retry = Some(issue);
                 self.core.commit();
                 return;
             }
-            match held {
-                // Its bytes (and, if it was reaped, its count) are issued again as it goes.
-                Some(r) => self.workload.reissued(io.dir, io.len, !r.sync),
-                None => self.prepare(tag, &issue),
-            }
-            let buflen = held.map_or(io.len, |r| r.buflen);
+            self.prepare(tag, &issue);
             if self.core.cfg.host_io_ns > 0 {
                 let t = self.core.now() + self.core.cfg.host_io_ns;
                 self.core.clock.sleep_until(t).await;
@@ -1486,9 +1602,7 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 Queued::Queued => {
                     self.zone_queued(&issue, true, 0);
                     let c = &mut self.core;
-                    if held.is_none() {
-                        c.free.pop();
-                    }
+                    c.free.pop();
                     c.slots[tag as usize] = Slot {
                         io: Some(io),
                         start,
@@ -1496,12 +1610,12 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                         zone: issue.zone,
                         reset: false,
                         prio: c.io_prio.take(),
-                        buflen,
+                        rest_of: 0,
                     };
                     c.pending.push(tag);
                     c.batch_queued += 1;
                     c.inflight += 1;
-                    self.count_issue(&io, buflen);
+                    self.count_issue(&io, 0);
                     if self.core.batch_queued as usize >= batch {
                         self.core.commit();
                     }
@@ -1510,20 +1624,14 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     self.zone_queued(&issue, false, res);
                     let done = self.core.now();
                     self.first_io_hints(&io, res);
-                    self.count_issue(&io, buflen);
+                    self.count_issue(&io, 0);
                     if !self.core.ramping {
                         self.core.stats.queued(self.core.inflight + 1, 1);
                     }
-                    let rest = self.core.complete(tag, io, i64::from(res), start, start, done, true, buflen);
-                    match rest {
-                        Some(rest) => {
-                            if held.is_none() {
-                                self.core.free.pop();
-                            }
-                            self.core.requeue.push(Requeue { tag, io: rest, sync: true, buflen });
-                        }
-                        None if held.is_some() => self.core.free.push(tag),
-                        None => {}
+                    self.core.complete(tag, io, i64::from(res), start, start, done);
+                    if self.core.requeued(tag) {
+                        // Its rest holds the slot.
+                        self.core.free.pop();
                     }
                 }
                 Queued::Busy => {
@@ -1537,14 +1645,6 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                         {
                             self.core.stats.dropped_io(d);
                         }
-                        if held.is_some() {
-                            self.core.free.push(tag);
-                        }
-                    } else if let Some(r) = held {
-                        // It keeps its slot and goes first again.
-                        self.workload.reissued_undo(io.dir, io.len, !r.sync);
-                        self.core.requeue.push(r);
-                        self.core.commit();
                     } else {
                         // fio requeues it and commits what is queued.
                         self.retry = Some(issue);
@@ -1566,8 +1666,17 @@ impl<'a, C: Clock> JobLoop<'a, C> {
     /// it as it was queued, while the job may still issue (fio's `do_io` takes it off its
     /// requeue list before anything new); once the job's bytes are issued they are dropped, as
     /// fio's loop ends with them on its list.
+    #[inline]
     fn take_requeue(&mut self) -> Option<Requeue> {
-        self.core.requeue.last()?;
+        if self.core.requeue.is_empty() {
+            return None;
+        }
+        self.take_requeue_slow()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn take_requeue_slow(&mut self) -> Option<Requeue> {
         if self.stopped() || !self.workload.has_budget() {
             let slots = !self.core.engine.is_sync();
             for r in std::mem::take(&mut self.core.requeue) {
