@@ -664,6 +664,35 @@ impl Workload {
         Some(limit.saturating_sub(done))
     }
 
+    /// Whether the job may issue more (fio's `do_io` loop condition): time based, or its byte
+    /// limit and `number_ios` not reached. The rest of a short I/O goes out only then.
+    pub fn has_budget(&self) -> bool {
+        self.remaining() != Some(0) && !self.ios_exceeded()
+    }
+
+    /// The rest of a short I/O in `dir` (`len` bytes) is issued again: its bytes count against
+    /// the job's limits as fio's `td_io_queue` counts them, and, with `count_issue` (an I/O
+    /// completed asynchronously, whose issue fio does not take back when it requeues it), one
+    /// more I/O.
+    pub fn reissued(&mut self, dir: Dir, len: u64, count_issue: bool) {
+        let Some(d) = dir.index() else { return };
+        self.issue_bytes[d] += len;
+        self.pass_issued += len;
+        if count_issue {
+            self.issues[d] += 1;
+        }
+    }
+
+    /// Takes back [`Workload::reissued`] for a rest the engine could not take now.
+    pub fn reissued_undo(&mut self, dir: Dir, len: u64, count_issue: bool) {
+        let Some(d) = dir.index() else { return };
+        self.issue_bytes[d] -= len;
+        self.pass_issued -= len;
+        if count_issue {
+            self.issues[d] -= 1;
+        }
+    }
+
     /// `number_ios` is reached (fio's `exceeds_number_ios`).
     fn ios_exceeded(&self) -> bool {
         let n = self.spec.number_ios;

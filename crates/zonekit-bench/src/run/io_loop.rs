@@ -215,6 +215,8 @@ fn file_op_location(func: &str) -> Option<&'static str> {
         None
     }
 }
+/// fio's `td_verror` of a synchronous I/O that moved nothing (backend.c, `io_queue_event`).
+const FULL_RESID: &str = "file:backend.c:471, func=full resid";
 
 fn engine_ddir(d: Dir) -> Ddir {
     match d {
@@ -248,6 +250,20 @@ struct Slot {
     reset: bool,
     /// The priority `cmdprio*` gave the I/O (`None`: the job's).
     prio: Option<IoPrio>,
+    /// The length of the I/O it is the rest of (a short I/O issued again; 0: none).
+    rest_of: u64,
+}
+
+/// The rest of a short I/O, to be issued again on the slot it holds.
+#[derive(Debug, Clone, Copy)]
+struct Requeue {
+    tag: u32,
+    io: NextIo,
+    /// The engine completed the short I/O as it was queued (fio takes that issue back when it
+    /// requeues it; one reaped later stays counted).
+    sync: bool,
+    /// The length of the I/O it is the rest of, which fio's `write_iolog` line keeps.
+    buflen: u64,
 }
 
 /// An I/O ready to be issued: where it goes, the zone it holds locked (`zonemode=zbd`), and
@@ -380,6 +396,16 @@ struct Core<'a, C: Clock> {
     /// The zone policy is placing an I/O: a drain (a zone reset) holds the unit being filled,
     /// which fio's commit counts in its depth.
     placing: bool,
+    /// The size of each file as the job's setup left it (fio's `real_file_size`): a short I/O
+    /// that reaches it is not continued.
+    file_sizes: Vec<u64>,
+    /// The rest of short I/Os to issue again before anything new, each on the slot it came
+    /// from (fio's requeue list, last in first out).
+    requeue: Vec<Requeue>,
+    /// The length of the I/O whose rest is completing now (0: none).
+    rest_of: u64,
+    /// Completions are being reaped (fio's `io_completed`), not returned as they were queued.
+    reaping: bool,
 }
 
 impl<C: Clock> Core<'_, C> {
@@ -600,7 +626,6 @@ impl<C: Clock> Core<'_, C> {
         for c in reaped.drain(..) {
             let slot = std::mem::take(&mut self.slots[c.tag as usize]);
             self.inflight -= 1;
-            self.free.push(c.tag);
             if slot.reset {
                 self.reset_result = Some(c.result);
             }
@@ -634,15 +659,25 @@ impl<C: Clock> Core<'_, C> {
                         // The engine's own call failed (a file operation): the job ends with
                         // it, and the I/O is not one of the job's (as in `step_sync`).
                         self.error.get_or_insert((errno, format!("func={func}")));
+                        self.free.push(c.tag);
                         continue;
                     }
                 }
+                self.rest_of = slot.rest_of;
+                self.reaping = true;
                 if self.traced {
                     self.complete_traced(c.tag, io, i64::from(c.result), slot.start, issue, c.at_ns);
                 } else {
                     self.complete(c.tag, io, i64::from(c.result), slot.start, issue, c.at_ns);
                 }
+                self.reaping = false;
+                self.rest_of = 0;
+                if self.requeued(c.tag) {
+                    // The slot keeps the rest of a short I/O until it goes out again.
+                    continue;
+                }
             }
+            self.free.push(c.tag);
         }
         self.reaped = reaped;
     }
@@ -718,13 +753,128 @@ impl<C: Clock> Core<'_, C> {
         }
     }
 
+    /// fio's handling of a short I/O (`resid`), on either of its paths: an I/O the engine
+    /// completed as it was queued (`sync`: backend.c's `io_queue_event`) or one reaped later
+    /// (io_u.c's `io_completed`). `Ok(Some(rest))`: the rest is to be issued again, this I/O is
+    /// not complete; `Ok(None)`: complete it as it is (`res` may have become 0 bytes);
+    /// `Err(())`: it moved nothing on the synchronous path, fio's "full resid" error, handled.
+    fn short(&mut self, tag: u32, io: &NextIo, res: &mut i64, sync: bool, buflen: u64) -> Result<Option<NextIo>, ()> {
+        let bytes = *res as u64;
+        let Some(d) = stat_ddir(io.dir) else { return Ok(None) };
+        if sync && bytes == 0 {
+            self.full_resid(io, d);
+            return Err(());
+        }
+        if bytes == 0 {
+            // Reaped with nothing moved: a completion of no bytes, neither short nor an error.
+            return Ok(None);
+        }
+        if !self.ramping {
+            self.stats.short_io(d);
+        }
+        let rest = NextIo { offset: io.offset + bytes, len: io.len - bytes, ..*io };
+        let file_end = self.file_sizes.get(io.file).copied().unwrap_or(u64::MAX);
+        if sync && rest.offset == file_end {
+            // fio completes it where the file ends, with the rest as its length and as its
+            // residue: no bytes counted.
+            *res = 0;
+            return Ok(None);
+        }
+        if !sync && rest.offset >= file_end {
+            return Ok(None);
+        }
+        // The rest goes from (or lands at) the start of the slot's buffer where fio moves
+        // `xfer_buf` on: the whole I/O's buffer turns round so that the rest's part comes first,
+        // and turns back once the rest is done, leaving the buffer whole (the next write's data;
+        // the read a verify checks).
+        let buf = self.engine.buffer(tag);
+        let end = (buflen as usize).min(buf.len());
+        buf[..end].rotate_left((bytes as usize).min(end));
+        Ok(Some(rest))
+    }
+
+    /// A short I/O, or the rest of one, completed (kept out of [`Core::complete`]'s way): true
+    /// when it is done with (its rest on the requeue list, or failed as fio's "full resid"); else
+    /// it completes with `res`, its buffer turned back.
+    #[cold]
+    #[inline(never)]
+    fn short_or_rest(&mut self, tag: u32, io: &NextIo, res: &mut i64, sync: bool, buflen: u64, done: u64) -> bool {
+        if *res >= 0 && (*res as u64) < io.len && !self.moves_no_data {
+            match self.short(tag, io, res, sync, buflen) {
+                Ok(Some(rest)) => {
+                    self.io_prio = None;
+                    self.last_done = done;
+                    self.requeue.push(Requeue { tag, io: rest, sync, buflen });
+                    return true;
+                }
+                Ok(None) => {}
+                Err(()) => {
+                    self.io_prio = None;
+                    self.last_done = done;
+                    self.unturn(tag, io, buflen);
+                    return true;
+                }
+            }
+        }
+        self.unturn(tag, io, buflen);
+        false
+    }
+
+    /// Whether the I/O just completed on slot `tag` left its rest on the requeue list (which
+    /// then holds the slot).
+    fn requeued(&self, tag: u32) -> bool {
+        self.requeue.last().is_some_and(|r| r.tag == tag)
+    }
+
+    /// The rest of a short I/O is done: its buffer turns back (see [`Core::short`]).
+    fn unturn(&mut self, tag: u32, io: &NextIo, buflen: u64) {
+        if buflen > io.len {
+            let buf = self.engine.buffer(tag);
+            let end = (buflen as usize).min(buf.len());
+            buf[..end].rotate_right(((buflen - io.len) as usize).min(end));
+        }
+    }
+
+    /// fio's "full resid": a synchronous read or write that moved nothing fails with `EIO`
+    /// (no `io_u error` line); `continue_on_error` may carry past it, as past any error.
+    fn full_resid(&mut self, io: &NextIo, d: StatDdir) {
+        let covered = self.cfg.errors.covers(io.dir, libc::EIO);
+        if !self.ramping {
+            if covered {
+                self.stats.io_error(d, libc::EIO);
+            } else {
+                self.stats.uncounted_error(libc::EIO);
+            }
+        }
+        if !(covered && self.cfg.errors.non_fatal(io.dir, libc::EIO)) {
+            self.error.get_or_insert((libc::EIO, FULL_RESID.into()));
+        }
+    }
+
+    /// Complete `io` with `res` (bytes or `-errno`), an I/O the engine completed as it was
+    /// queued unless `reaping`, the rest of a short one if `rest_of` is set. A short one's rest
+    /// goes on the requeue list, holding the slot.
     fn complete(&mut self, tag: u32, io: NextIo, res: i64, start: u64, issue: u64, done: u64) {
+        let mut res = res;
+        if ((res as u64) < io.len && res >= 0 && !self.moves_no_data) || self.rest_of != 0 {
+            let (sync, buflen) = (!self.reaping, self.rest_of.max(io.len));
+            if self.short_or_rest(tag, &io, &mut res, sync, buflen, done) {
+                return;
+            }
+        }
         let prio = self.io_prio.take();
         self.last_done = done;
         if let Some(v) = self.verify.as_mut() {
             let name = self.cfg.file_names.get(io.file).map_or("", String::as_str);
             let buf = self.engine.buffer(tag);
-            if let Err(e) = v.completed(tag, &io, res, buf, name) {
+            // The rest of a short I/O: verify sees the whole I/O, its buffer whole again.
+            let before = self.rest_of.saturating_sub(io.len);
+            let (whole, wres) = if before > 0 && res >= 0 {
+                (NextIo { offset: io.offset - before, len: self.rest_of, ..io }, res + before as i64)
+            } else {
+                (io, res)
+            };
+            if let Err(e) = v.completed(tag, &whole, wres, buf, name) {
                 self.log.extend(e.lines.into_iter().map(|l| match l.strip_prefix("fio: ") {
                     Some(rest) => format!("zonekit: {rest}"),
                     None => l,
@@ -794,10 +944,6 @@ impl<C: Clock> Core<'_, C> {
                     return;
                 }
                 let bytes = res as u64;
-                // fio's FIO_NOIO engines move nothing: no I/O of theirs is short.
-                if bytes < io.len && !self.moves_no_data {
-                    self.stats.short_io(d);
-                }
                 if self.bytes_only {
                     self.stats.io_done_unmeasured(d, bytes);
                 } else {
@@ -828,19 +974,6 @@ impl<C: Clock> Core<'_, C> {
         if self.since_progress >= self.progress_every {
             self.flush_progress();
         }
-    }
-
-    /// fio's `io_queue_event` for an I/O its engine completed as it was queued (a synchronous
-    /// engine's, a trim of an asynchronous one) that moved nothing: a read at the end of the file
-    /// fails the job with `EIO` (`func=full resid`), its I/O counted as issued, not done. An
-    /// asynchronous completion of 0 bytes is not an error (fio's `io_completed`). Whether `io`,
-    /// which moved 0 bytes, was such an I/O.
-    fn full_resid(&mut self, io: &NextIo) -> bool {
-        if io.len == 0 || io.dir.index().is_none() || self.moves_no_data {
-            return false;
-        }
-        self.error.get_or_insert((libc::EIO, "file:backend.c:471, func=full resid".into()));
-        true
     }
 
     /// `fill_device`: a write that finds no space left ends the job, fio's line logged and its
@@ -1104,6 +1237,10 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 commit_traced: false,
                 trace_open: None,
                 placing: false,
+                file_sizes: workload.spec().files.iter().map(|f| f.size).collect(),
+                requeue: Vec::new(),
+                rest_of: 0,
+                reaping: false,
                 cfg,
             },
             workload,
@@ -1561,23 +1698,35 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             eio.offset = first;
             eio.len = u32::try_from(last - first).unwrap_or(u32::MAX);
         }
-        let lock = self.core.cfg.file_locks.get(io.file).cloned().flatten();
-        let _held = lock.as_ref().map(|l| l.hold(io.dir == Dir::Read));
+        self.queue_io(&eio, io.file, io.dir)
+    }
+
+    /// Hand a read or write of the job to the engine as it is (the rest of a short I/O).
+    fn queue_plain(&mut self, tag: u32, io: &NextIo) -> Queued {
+        let eio = Io { tag, ddir: engine_ddir(io.dir), file: io.file as u32, offset: io.offset, len: io.len as u32 };
+        self.queue_io(&eio, io.file, io.dir)
+    }
+
+    /// Hand `eio` to the engine under its file's lock (`lockfile`), with the priority `cmdprio`
+    /// gives it.
+    fn queue_io(&mut self, eio: &Io, file: usize, dir: Dir) -> Queued {
+        let lock = self.core.cfg.file_locks.get(file).cloned().flatten();
+        let _held = lock.as_ref().map(|l| l.hold(dir == Dir::Read));
         // fio's cmdprio: a read or write may take a priority of its own. fio's engines answer
         // busy before they draw it, so an I/O queued again keeps the one it drew.
         let prio = match self.core.cfg.cmdprio.as_mut() {
             None => None,
-            Some(c) => match (self.busy_prio.take(), io.dir) {
+            Some(c) => match (self.busy_prio.take(), dir) {
                 (Some(p), _) => p,
-                (None, Dir::Read) => c.pick(0, io.len).map(|p| IoPrio { ioprio: p.prio, index: p.index }),
-                (None, Dir::Write) => c.pick(1, io.len).map(|p| IoPrio { ioprio: p.prio, index: p.index }),
+                (None, Dir::Read) => c.pick(0, u64::from(eio.len)).map(|p| IoPrio { ioprio: p.prio, index: p.index }),
+                (None, Dir::Write) => c.pick(1, u64::from(eio.len)).map(|p| IoPrio { ioprio: p.prio, index: p.index }),
                 _ => None,
             },
         };
         self.core.io_prio = prio;
         match prio {
-            Some(p) => self.core.engine.queue_prio(&eio, p.ioprio),
-            None => self.core.engine.queue(&eio),
+            Some(p) => self.core.engine.queue_prio(eio, p.ioprio),
+            None => self.core.engine.queue(eio),
         }
     }
 
@@ -1625,14 +1774,16 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
     }
 
-    fn count_issue(&mut self, io: &NextIo) {
+    /// Count an I/O handed to the engine; `rest_of`: the length of the I/O it is the rest of (0:
+    /// none), which fio's `write_iolog` line gives it.
+    fn count_issue(&mut self, io: &NextIo, rest_of: u64) {
         let (dir, len) = (io.dir, io.len);
         if let Some(v) = self.core.verify.as_mut() {
             v.issued(dir);
         }
         if let Some(w) = &mut self.core.iolog {
             let now = self.core.clock.now_ns();
-            w.io(now, io.file, dir, io.offset, len);
+            w.io(now, io.file, dir, io.offset, if rest_of == 0 { len } else { rest_of });
         }
         if self.core.paced {
             self.core.pacer.issued(dir, len);
@@ -1659,6 +1810,11 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             // A network peer ended the stream: nothing more to read or write.
             self.exhausted = true;
             return self.core.now();
+        }
+        if !self.core.requeue.is_empty()
+            && let Some(r) = self.take_requeue()
+        {
+            return self.step_sync_rest(r).await;
         }
         let Some(issue) = self.next_io().await else {
             self.exhausted = true;
@@ -1731,14 +1887,11 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         }
         let done = at.unwrap_or_else(|| self.core.now());
         self.first_io_hints(&io, res);
-        self.count_issue(&io);
+        self.count_issue(&io, 0);
         if !self.core.ramping {
             self.core.stats.queued(1, 1);
             self.core.stats.submitted(1);
             self.core.stats.completed(1);
-        }
-        if res == 0 && self.core.full_resid(&io) {
-            return done;
         }
         if self.core.traced {
             self.core.complete_traced(0, io, i64::from(res), start, start, done);
@@ -1752,8 +1905,116 @@ impl<'a, C: Clock> JobLoop<'a, C> {
         done
     }
 
+    /// The rest of a short I/O on a synchronous engine (see [`JobLoop::step_sync`]): issued on
+    /// slot 0, whose buffer holds its data, and completed. Returns the clock at completion.
+    async fn step_sync_rest(&mut self, r: Requeue) -> u64 {
+        let io = r.io;
+        self.workload.reissued(io.dir, io.len, !r.sync);
+        let start = self.core.now();
+        let (res, at) = match self.queue_plain(0, &io) {
+            Queued::Completed(res) => (res, None),
+            Queued::Queued | Queued::Busy => {
+                let _ = self.core.engine.commit();
+                let _ = self.core.fetch(1, 1).await;
+                self.core.reaped.first().map_or((-libc::EIO, None), |c| (c.result, Some(c.at_ns)))
+            }
+        };
+        let done = at.unwrap_or_else(|| self.core.now());
+        self.count_issue(&io, r.buflen);
+        if !self.core.ramping {
+            self.core.stats.queued(1, 1);
+            self.core.stats.submitted(1);
+            self.core.stats.completed(1);
+        }
+        self.core.rest_of = r.buflen;
+        self.core.complete(0, io, i64::from(res), start, start, done);
+        self.core.rest_of = 0;
+        if self.core.paced {
+            self.think(io.dir).await;
+            return self.core.now();
+        }
+        done
+    }
+
+    /// The rests of short I/Os on an asynchronous engine, each queued on the slot it holds
+    /// before anything new (fio's `get_io_u` takes its requeue list first). False when the
+    /// queue cannot take more now (the engine is busy, the job is stopping).
+    #[cold]
+    #[inline(never)]
+    fn queue_rests(&mut self, batch: usize) -> bool {
+        while !self.core.requeue.is_empty() {
+            if self.terminate.load(Ordering::Relaxed) || self.at_depth_limit() {
+                return false;
+            }
+            let Some(r) = self.take_requeue() else { return true };
+            let (tag, io) = (r.tag, r.io);
+            self.workload.reissued(io.dir, io.len, !r.sync);
+            let start = self.core.now();
+            match self.queue_plain(tag, &io) {
+                Queued::Queued => {
+                    let c = &mut self.core;
+                    c.slots[tag as usize] = Slot {
+                        io: Some(io),
+                        start,
+                        issue: start,
+                        zone: None,
+                        reset: false,
+                        prio: c.io_prio.take(),
+                        rest_of: r.buflen,
+                    };
+                    c.pending.push(tag);
+                    c.batch_queued += 1;
+                    c.inflight += 1;
+                    self.count_issue(&io, r.buflen);
+                    if self.core.batch_queued as usize >= batch {
+                        self.core.commit();
+                    }
+                }
+                Queued::Completed(res) => {
+                    let done = self.core.now();
+                    self.count_issue(&io, r.buflen);
+                    if !self.core.ramping {
+                        self.core.stats.queued(self.core.inflight + 1, 1);
+                    }
+                    self.core.rest_of = r.buflen;
+                    self.core.complete(tag, io, i64::from(res), start, start, done);
+                    self.core.rest_of = 0;
+                    if !self.core.requeued(tag) {
+                        self.core.free.push(tag);
+                    }
+                }
+                Queued::Busy => {
+                    self.workload.reissued_undo(io.dir, io.len, !r.sync);
+                    if self.core.pending.is_empty() && self.core.inflight == 0 {
+                        // Nothing to wait for: the engine cannot take it at all.
+                        if let Some(d) = stat_ddir(io.dir)
+                            && !self.core.ramping
+                        {
+                            self.core.stats.dropped_io(d);
+                        }
+                        self.core.unturn(tag, &io, r.buflen);
+                        self.core.free.push(tag);
+                    } else {
+                        // It keeps its slot and goes first again once the queue moves.
+                        self.core.requeue.push(r);
+                        self.core.commit();
+                    }
+                    return false;
+                }
+            }
+            if self.core.error.is_some() {
+                return false;
+            }
+        }
+        true
+    }
+
     async fn fill_queue(&mut self) {
         let batch = self.core.cfg.batch_submit.max(1) as usize;
+        // The rest of short I/Os goes out first, each on the slot it holds.
+        if !self.core.requeue.is_empty() && !self.queue_rests(batch) {
+            return;
+        }
         // At most as many I/Os as there were free slots: the zone policy may drain the queue
         // while it places an I/O (which frees every slot again), and the caller must get to its
         // housekeeping (deadline, ramp, samples, termination) between rounds.
@@ -1804,11 +2065,12 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                         zone: issue.zone,
                         reset: false,
                         prio: c.io_prio.take(),
+                        rest_of: 0,
                     };
                     c.pending.push(tag);
                     c.batch_queued += 1;
                     c.inflight += 1;
-                    self.count_issue(&io);
+                    self.count_issue(&io, 0);
                     if self.core.batch_queued as usize >= batch {
                         self.core.commit();
                     }
@@ -1817,17 +2079,18 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                     self.zone_queued(&issue, false, res);
                     let done = self.core.now();
                     self.first_io_hints(&io, res);
-                    self.count_issue(&io);
+                    self.count_issue(&io, 0);
                     if !self.core.ramping {
                         self.core.stats.queued(self.core.inflight + 1, 1);
-                    }
-                    if res == 0 && self.core.full_resid(&io) {
-                        return;
                     }
                     if self.core.traced {
                         self.core.complete_traced(tag, io, i64::from(res), start, start, done);
                     } else {
                         self.core.complete(tag, io, i64::from(res), start, start, done);
+                    }
+                    if self.core.requeued(tag) {
+                        // Its rest holds the slot.
+                        self.core.free.pop();
                     }
                 }
                 Queued::Busy => {
@@ -1859,6 +2122,34 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 return;
             }
         }
+    }
+
+    /// The rest of a short I/O to issue again, with its slot and whether the engine completed
+    /// it as it was queued, while the job may still issue (fio's `do_io` takes it off its
+    /// requeue list before anything new); once the job's bytes are issued they are dropped, as
+    /// fio's loop ends with them on its list.
+    #[inline]
+    fn take_requeue(&mut self) -> Option<Requeue> {
+        if self.core.requeue.is_empty() {
+            return None;
+        }
+        self.take_requeue_slow()
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn take_requeue_slow(&mut self) -> Option<Requeue> {
+        if self.stopped() || !self.workload.has_budget() {
+            let slots = !self.core.engine.is_sync();
+            for r in std::mem::take(&mut self.core.requeue) {
+                self.core.unturn(r.tag, &r.io, r.buflen);
+                if slots {
+                    self.core.free.push(r.tag);
+                }
+            }
+            return None;
+        }
+        self.core.requeue.pop()
     }
 
     /// The latency target holds the queue at a lower depth than `iodepth` (fio's `queue_full`).
@@ -2033,6 +2324,11 @@ mod tests {
         prios: Vec<(u64, Option<u16>)>,
         /// The clock of [`TickClock`]: each I/O sent takes this many ns of it.
         clock: Option<(Arc<AtomicU64>, u64)>,
+        /// Where the file really ends: a read stops there, a write past it fails with EFBIG
+        /// once nothing of it fits (a file size limit).
+        eof: Option<u64>,
+        /// The I/O at this offset moves only this many bytes, once.
+        short_once: Option<(u64, u32)>,
     }
 
     /// A clock that only moves when the engine sends I/Os (or the job sleeps): the loop's
@@ -2064,6 +2360,8 @@ mod tests {
                 queue_calls: 0,
                 prios: Vec::new(),
                 clock: None,
+                eof: None,
+                short_once: None,
             }
         }
 
@@ -2071,7 +2369,20 @@ mod tests {
             if Some(io.offset) == self.fail_at {
                 return -libc::EIO;
             }
-            let (o, l) = (io.offset as usize, io.len as usize);
+            let mut len = io.len;
+            if let Some(eof) = self.eof {
+                len = len.min(eof.saturating_sub(io.offset) as u32);
+                if len == 0 && io.ddir == Ddir::Write {
+                    return -libc::EFBIG;
+                }
+            }
+            if let Some((at, n)) = self.short_once
+                && at == io.offset
+            {
+                self.short_once = None;
+                len = len.min(n);
+            }
+            let (o, l) = (io.offset as usize, len as usize);
             match io.ddir {
                 Ddir::Write => self.data[o..o + l].copy_from_slice(&self.bufs[io.tag as usize][..l]),
                 Ddir::Read => {
@@ -2080,7 +2391,7 @@ mod tests {
                 }
                 _ => {}
             }
-            io.len as i32
+            len as i32
         }
     }
 
@@ -2188,6 +2499,124 @@ mod tests {
         let end = crate::run::executor::block_on(lp.run());
         let js = st.finish(end.io_runtime_ns, end.io_runtime_ns, Default::default());
         (js, end)
+    }
+
+    /// A job over 1 MiB of a file that really ends at 1000000 bytes (fio: a file truncated after
+    /// its setup): `(reads?, sync, depth)` run to the end.
+    fn run_past_eof(read: bool, sync: bool, depth: u32) -> (crate::stats::JobStats, LoopEnd, MemEngine) {
+        let mut e = MemEngine::new(sync, depth, 1 << 20);
+        e.eof = Some(1_000_000);
+        let mut w = Workload::new(WorkloadSpec::simple(read, !read, false, 1 << 20, 4096, 9));
+        let mut st = ThreadStats::new(&StatsConfig::default());
+        let lp = JobLoop::new(
+            &mut e,
+            &mut w,
+            &mut st,
+            cfg(depth),
+            Arc::default(),
+            Arc::default(),
+            zonekit_blk::RealClock::new(),
+            vec![None],
+        );
+        let end = crate::run::executor::block_on(lp.run());
+        let js = st.finish(end.io_runtime_ns, end.io_runtime_ns, Default::default());
+        (js, end, e)
+    }
+
+    /// fio's `io_queue_event` for a synchronous engine: the read across the end is short
+    /// (counted, its bytes not), its rest is issued again, moves nothing and fails the job with
+    /// "full resid"; a write's rest meets the size limit and fails with its errno.
+    #[test]
+    fn a_short_synchronous_io_is_continued_and_nothing_moved_is_eio() {
+        let (js, end, _) = run_past_eof(true, true, 1);
+        assert_eq!((js.total_io_u[0], js.short_io_u[0], js.io_bytes[0]), (246, 1, 999_424));
+        assert_eq!(end.error, Some((libc::EIO, FULL_RESID.to_string())));
+        let (js, end, e) = run_past_eof(false, true, 1);
+        assert_eq!((js.total_io_u[1], js.short_io_u[1], js.io_bytes[1]), (246, 1, 999_424));
+        let (errno, line) = end.error.unwrap();
+        assert_eq!(errno, libc::EFBIG);
+        assert!(line.ends_with("write offset=1000000, buflen=3520"), "{line}");
+        assert!(e.data[999_424..1_000_000].iter().any(|&b| b != 0), "the short write's part landed");
+    }
+
+    /// fio's `io_completed` for a reaped I/O: the short read's rest goes out again (one more
+    /// issue), moves nothing and completes with no bytes and no error, as every later read past
+    /// the end.
+    #[test]
+    fn a_short_reaped_io_is_continued_and_nothing_moved_completes_empty() {
+        let (js, end, _) = run_past_eof(true, false, 4);
+        assert_eq!(end.error, None);
+        assert_eq!((js.total_io_u[0], js.short_io_u[0], js.io_bytes[0]), (257, 1, 999_424));
+        assert_eq!(js.clat_stat[0].summary().unwrap().samples, 256, "the short read's part is no completion");
+    }
+
+    /// The rest of a short write carries the rest of its data: with the buffers filled once, every
+    /// block ends up as one of them, the one written in two parts too; only the rest's bytes count.
+    #[test]
+    fn the_rest_of_a_short_write_writes_the_rest_of_its_buffer() {
+        for (sync, depth) in [(true, 1), (false, 4)] {
+            let mut e = MemEngine::new(sync, depth, 1 << 20);
+            e.short_once = Some((8192, 1000));
+            let mut w = Workload::new(spec(false, 1 << 20));
+            let mut st = ThreadStats::new(&StatsConfig::default());
+            let c = LoopConfig { fill: BufferFill::Once, ..cfg(depth) };
+            let lp = JobLoop::new(
+                &mut e,
+                &mut w,
+                &mut st,
+                c,
+                Arc::default(),
+                Arc::default(),
+                zonekit_blk::RealClock::new(),
+                vec![None],
+            );
+            let end = crate::run::executor::block_on(lp.run());
+            assert_eq!(end.error, None);
+            let js = st.finish(end.io_runtime_ns, end.io_runtime_ns, Default::default());
+            assert_eq!(js.total_io_u[1], 257, "sync={sync}");
+            assert_eq!(js.short_io_u[1], 1);
+            assert_eq!(js.io_bytes[1], (1 << 20) - 1000);
+            // Each slot's buffer was filled once (and is back as it was): every block is one of them.
+            let bufs: Vec<&[u8]> = e.bufs.iter().map(|b| &b[..4096]).collect();
+            assert!(bufs.iter().all(|b| b.iter().any(|&x| x != 0)));
+            for (i, block) in e.data.chunks(4096).enumerate() {
+                assert!(bufs.contains(&block), "sync={sync}: block {i} is no buffer's");
+            }
+        }
+    }
+
+    /// The rest of a short read lands after its first part: the buffer holds the whole block
+    /// once the rest is done (what a verify checks), as fio's `xfer_buf` moved on.
+    #[test]
+    fn the_rest_of_a_short_read_completes_its_buffer() {
+        for sync in [true, false] {
+            let mut e = MemEngine::new(sync, 1, 1 << 20);
+            for (i, b) in e.data.iter_mut().enumerate() {
+                *b = (i % 251) as u8;
+            }
+            let last = (1 << 20) - 4096;
+            e.short_once = Some((last as u64, 1000));
+            // Bytes left for the rest to go out (once every block is issued, it would be dropped).
+            let mut sp = WorkloadSpec::simple(true, false, false, 1 << 20, 4096, 9);
+            sp.io_limit += 3096;
+            let mut w = Workload::new(sp);
+            let mut st = ThreadStats::new(&StatsConfig::default());
+            let lp = JobLoop::new(
+                &mut e,
+                &mut w,
+                &mut st,
+                cfg(1),
+                Arc::default(),
+                Arc::default(),
+                zonekit_blk::RealClock::new(),
+                vec![None],
+            );
+            let end = crate::run::executor::block_on(lp.run());
+            assert_eq!(end.error, None);
+            let js = st.finish(end.io_runtime_ns, end.io_runtime_ns, Default::default());
+            assert_eq!((js.total_io_u[0], js.short_io_u[0], js.io_bytes[0]), (257, 1, (1 << 20) - 1000));
+            assert!(e.bufs[0][..4096] == e.data[last..], "sync={sync}: the last block's buffer is not whole");
+        }
     }
 
     #[test]

@@ -33,7 +33,8 @@ use zonekit_core::ZonedDevice;
 pub struct JobRun {
     /// The job's options.
     pub opts: Arc<JobOptions>,
-    /// Clone number within the job (`$jobnum`), 0-based.
+    /// Clone number within the job (fio's `subjob_number`: `$jobnum`, the `offset_increment`
+    /// multiple), 0 for the job itself and N-1 down to 1 for its clones in thread order.
     pub jobnum: u32,
     /// Position of the clone in the whole run, 1-based (fio's `thread_number`).
     pub thread_number: u32,
@@ -497,10 +498,12 @@ fn prepare(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<Prepared,
     if zone_size > 0 && opts.zonemode == ZoneMode::Zbd {
         opts.zonesize = zone_size;
     }
-    let mut files = match sizing::plan_files(&opts, run.jobnum, &paths, &infos) {
-        Ok(f) => f,
-        Err(msg) => return Err(Box::new(fail(&run, started, libc::EINVAL, msg))),
-    };
+    let mut files =
+        match sizing::plan_files(&opts, run.jobnum, &sizing::rand_spec(&opts, run.thread_number).seeds, &paths, &infos)
+        {
+            Ok(f) => f,
+            Err(msg) => return Err(Box::new(fail(&run, started, libc::EINVAL, msg))),
+        };
     if sizing::diskless(&opts) {
         // Names only: nothing is created, laid out or opened (fio's FIO_DISKLESSIO).
         for f in &mut files {

@@ -1238,7 +1238,12 @@ pub fn execute(
         if j.opts.stonewall && thread_number > 0 {
             wave += 1;
         }
-        for jobnum in 0..j.opts.numjobs.max(1) {
+        let n = j.opts.numjobs.max(1);
+        for k in 0..n {
+            // fio's add_job numbers the job itself 0 and its clones N-1 down to 1, in the order
+            // they start (`subjob_number`: the `offset_increment` multiple, `$jobnum`, the port of
+            // a network job), so the second thread of `numjobs=3` is clone 2.
+            let jobnum = if k == 0 { 0 } else { n - k };
             thread_number += 1;
             clones.push(Clone_ {
                 name: j.name.clone(),

@@ -94,97 +94,139 @@ pub fn opendir_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn resolve_size(spec: SizeSpec, of: u64) -> u64 {
-    match spec {
-        SizeSpec::Bytes(b) => b,
-        SizeSpec::Percent(p) => of.saturating_mul(u64::from(p)) / 100,
-        // Zones only mean something with a zone mode (a later issue); a zone is then resolved by
-        // the zone layer. Without one, fio refuses `z` sizes before this point.
-        SizeSpec::Zones(_) => 0,
-    }
+/// fio's `td_min_bs` (and `rw_min_bs`): the smallest block size of the three directions, whether
+/// the job uses them or not.
+fn td_min_bs(opts: &JobOptions) -> u64 {
+    opts.min_bs.iter().copied().min().unwrap_or(4096).max(1)
 }
 
-/// Size the job's files: the job's `size` (bytes or a percentage of the files), split over the
-/// files unless `filesize` says; `offset` (+ `offset_increment` × clone number) into each.
-/// Errors are one line for the user.
+/// fio's `get_start_offset`: where a job's I/O starts in a file of `real` bytes (0 for a file
+/// that does not exist yet). A percentage is of the file as it is, and rounds the offset up to
+/// `offset_align` (else the smallest block size); an offset in bytes is used as given.
+fn start_offset(opts: &JobOptions, jobnum: u32, real: u64, regular: bool) -> u64 {
+    if opts.file_append && regular {
+        return real;
+    }
+    let mut align = false;
+    let increment = match opts.offset_increment {
+        SizeSpec::Percent(p) if p > 0 => {
+            align = true;
+            u64::from(p).wrapping_mul(real) / 100
+        }
+        SizeSpec::Bytes(b) => b,
+        _ => 0,
+    };
+    let step = u64::from(jobnum).wrapping_mul(increment);
+    let offset = match opts.offset {
+        SizeSpec::Percent(p) if p > 0 => {
+            align = true;
+            (real.wrapping_mul(u64::from(p)) / 100).wrapping_add(step)
+        }
+        SizeSpec::Bytes(b) => b.wrapping_add(step),
+        _ => step,
+    };
+    if !align {
+        return offset;
+    }
+    let bs = if opts.is_set("offset_align") && opts.offset_align > 0 { opts.offset_align } else { td_min_bs(opts) };
+    offset.div_ceil(bs).wrapping_mul(bs)
+}
+
+/// Size the job's files as fio 3.33's `setup_files` does: each file's range starts at `offset`
+/// (+ `offset_increment` × clone number; see [`start_offset`]) and runs for `size / nrfiles`
+/// bytes (the first files a block longer when that does not divide), or without `size` to the
+/// file's end; `filesize` (fixed, or a range drawn per file with fio's generator) is where a
+/// file that is not of that size ends, the range stopping there; `size=P%` takes P % of each file
+/// from its start (capped at the range). A regular file shorter than its range's end is laid out
+/// to it. `seeds` are the clone's (the `filesize` range draws). Errors are one line for the user.
 pub fn plan_files(
     opts: &JobOptions,
     jobnum: u32,
+    seeds: &crate::rng::Seeds,
     paths: &[PathBuf],
     infos: &[FileInfo],
 ) -> Result<Vec<PlannedFile>, String> {
     let n = paths.len().max(1) as u64;
-    let existing: u64 = infos.iter().filter(|i| i.exists).map(|i| i.size).sum();
-    let all_exist = infos.iter().all(|i| i.exists);
-    let has_filesize = opts.filesize.is_some_and(|(lo, _)| lo > 0);
-    let total = match opts.size {
-        // `filesize` with `size=N%`: fio's size_percent takes that share of each file (below).
-        Some(SizeSpec::Percent(_)) if has_filesize => 0,
-        Some(spec) if !spec.is_zero() => {
-            if matches!(spec, SizeSpec::Percent(_)) && !all_exist {
-                return Err(format!("job {}: size={} of a file that does not exist", opts.name, size_text(spec)));
-            }
-            resolve_size(spec, existing)
-        }
-        // fill_device without a size: until the device is full (fio's size of -1).
-        _ if opts.fill_device => u64::MAX,
-        // `filesize` alone: fio sizes each file by it and makes `size` their sum.
-        _ if opts.filesize.is_some_and(|(lo, _)| lo > 0) => 0,
-        _ => {
-            if !all_exist || existing == 0 {
-                return Err(format!("job {}: you need to specify size=", opts.name));
-            }
-            existing
-        }
+    let bs = td_min_bs(opts);
+    let real_of = |i: &FileInfo| if i.exists { i.size } else { 0 };
+    let total_real = infos.iter().fold(0u64, |a, i| a.saturating_add(real_of(i)));
+    let (size, size_pct) = match opts.size {
+        Some(SizeSpec::Bytes(b)) => (b, 0),
+        Some(SizeSpec::Percent(p)) => (0, u64::from(p)),
+        _ => (0, 0),
     };
-    // fio's get_rand_file_size: a size in `filesize=low-high` per file, down to the block size.
-    let mut draw = crate::rng::Rng::new(0xf11e_512e ^ u64::from(jobnum));
-    let mut file_size = |info: &FileInfo| match opts.filesize {
-        Some((lo, hi)) if lo > 0 => {
-            if info.exists && (lo..=hi).contains(&info.size) {
-                info.size
-            } else if lo == hi {
-                lo
-            } else {
-                let v = lo + ((hi - lo) as f64 * draw.unit()) as u64;
-                let bs = opts.min_bs_used().max(1);
-                (v - v % bs).max(lo.min(bs))
-            }
+    // fill_device without a size: until the device is full (fio's size of -1).
+    let size = if size == 0 && opts.fill_device { u64::MAX } else { size };
+    let filesize = opts.filesize.filter(|&(lo, _)| lo > 0);
+    if total_real == 0 && size == 0 && filesize.is_none() {
+        return Err(format!("job {}: you need to specify size=", opts.name));
+    }
+    // Without `filesize`, `size` is shared out: the first files take a block more each when the
+    // share leaves blocks over.
+    let (share, mut extra) = match filesize {
+        None => {
+            let share = size / n;
+            (share, (size - share * n) / bs)
         }
-        _ => total / n,
+        Some(_) => (0, 0),
     };
-    // fio's setup_files: `size=N%` with `filesize` makes each file's range N % of its size (a
-    // whole number of the smallest block size), which is all that is laid out.
-    let share = |per_file: u64| match opts.size {
-        Some(SizeSpec::Percent(p)) if has_filesize && p < 100 => {
-            let len = per_file * u64::from(p) / 100;
-            len - len % opts.min_bs_used().max(1)
-        }
-        _ => per_file,
+    let use64 = crate::rng::Generator::parse(&opts.random_generator).unwrap_or_default().use64();
+    let mut draw = seeds.rand(crate::rng::Purpose::FileSize, use64);
+    let mut rand_file_size = |lo: u64, hi: u64| {
+        // fio's get_rand_file_size: low + (high - low) × r / (max + 1), down to the block size.
+        let r = draw.next_u64();
+        let v = ((hi - lo) as f64 * (r as f64 / (draw.max() as f64 + 1.0))) as u64 + lo;
+        v - v % bs
     };
+    let io_size_pct = match opts.io_size {
+        Some(SizeSpec::Percent(p)) if p > 0 && p != 100 => u64::from(p),
+        _ => 0,
+    };
+    let invalid_offset = || format!("job {}: you need to specify valid offset=", opts.name);
+    let mut total = 0u64;
     let mut out = Vec::with_capacity(paths.len());
     for (path, info) in paths.iter().zip(infos) {
-        let per_file = share(file_size(info));
-        if per_file == 0 {
-            return Err(format!("job {}: size {} is too small for {} files", opts.name, total, n));
-        }
-        let base = if info.exists { info.size } else { per_file };
-        let offset = resolve_size(opts.offset, base)
-            .saturating_add(resolve_size(opts.offset_increment, base).saturating_mul(u64::from(jobnum)));
-        let offset = if opts.offset_align > 0 { offset - offset % opts.offset_align } else { offset };
-        // `file_append`: a regular file's I/O starts at its end, whatever `offset` says (fio's
-        // get_start_offset); a missing file starts empty.
-        let offset = match (opts.file_append, info.is_block) {
-            (true, false) => {
-                if info.exists {
-                    info.size
-                } else {
-                    0
+        let real = real_of(info);
+        let offset = start_offset(opts, jobnum, real, !info.is_block);
+        let mut io = match filesize {
+            None => {
+                let mut io = share;
+                if extra > 0 {
+                    extra -= 1;
+                    io += bs;
                 }
+                if io == 0 {
+                    if offset > real {
+                        return Err(invalid_offset());
+                    }
+                    io = real - offset;
+                }
+                io
             }
-            _ => offset,
+            Some((lo, hi)) if real < lo || real > hi => {
+                if offset > lo {
+                    return Err(invalid_offset());
+                }
+                let end = if lo == hi { lo } else { rand_file_size(lo, hi) };
+                end.saturating_sub(offset)
+            }
+            // A file already of a size in the range keeps it; an offset past its end leaves
+            // nothing to do (fio's unsigned difference wraps round to a range that is never
+            // reached).
+            Some(_) => real.checked_sub(offset).unwrap_or(u64::MAX),
         };
-        let need = offset.saturating_add(per_file);
+        if size_pct > 0 && size_pct != 100 && io != u64::MAX {
+            let file_size = io.saturating_add(offset);
+            io = ((u128::from(file_size) * u128::from(size_pct) / 100) as u64).min(file_size - offset);
+            io -= io % bs;
+        }
+        total = total.saturating_add(if io_size_pct > 0 {
+            (u128::from(io) * u128::from(io_size_pct) / 100).min(u128::from(u64::MAX)) as u64
+        } else {
+            io
+        });
+        // The wrapped range of a file already in the `filesize` range ends where the file does.
+        let end = if io == u64::MAX && offset > real { real } else { offset.saturating_add(io) };
         let (size, layout) = if info.is_block {
             if offset >= info.size {
                 return Err(format!(
@@ -194,12 +236,12 @@ pub fn plan_files(
                 ));
             }
             (info.size, false)
-        } else if info.exists && info.size >= need {
-            (info.size, false)
+        } else if end > real {
+            (end, true)
         } else {
-            (need, true)
+            (real, false)
         };
-        let len = per_file.min(size - offset.min(size));
+        let len = io.min(size.saturating_sub(offset));
         out.push(PlannedFile {
             path: path.clone(),
             range: FileRange { size, offset, len },
@@ -207,15 +249,30 @@ pub fn plan_files(
             is_block: info.is_block,
         });
     }
+    // fio's setup_files: the job's size is at most its files' ranges (as `io_size=P%` takes of
+    // them), and must hold a block.
+    let job_size = if size == 0 || (total > 0 && size > total) { total } else { size };
+    if job_size < bs {
+        return Err(format!("job {}: blocksize is larger than data set range", opts.name));
+    }
     Ok(out)
 }
 
-/// `size`'s value as written (`4096`, `50%`, `8z`).
-fn size_text(spec: SizeSpec) -> String {
-    match spec {
-        SizeSpec::Bytes(b) => b.to_string(),
-        SizeSpec::Percent(p) => format!("{p}%"),
-        SizeSpec::Zones(z) => format!("{z}z"),
+/// fio's `size` once the files are set up (`setup_files`): the `size` given, at most the sum of
+/// the files' ranges (each taken at `io_size=P%`), else that sum. The job's I/O stops there, or
+/// at `io_size` in bytes when given.
+pub fn job_size(opts: &JobOptions, files: &[PlannedFile]) -> u64 {
+    let pct = match opts.io_size {
+        Some(SizeSpec::Percent(p)) if p > 0 && p != 100 => u64::from(p),
+        _ => 100,
+    };
+    let total = files.iter().fold(0u64, |a, f| {
+        let len = if pct == 100 { f.range.len } else { (u128::from(f.range.len) * u128::from(pct) / 100) as u64 };
+        a.saturating_add(len)
+    });
+    match opts.size {
+        Some(SizeSpec::Bytes(b)) if b > 0 && (total == 0 || b <= total) => b,
+        _ => total,
     }
 }
 
@@ -276,16 +333,11 @@ pub fn workload_spec(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> Wor
         split: opts.bssplit[d].iter().map(|s| (s.bs, s.perc)).collect(),
         align: opts.blockalign[d].max(1),
     };
-    let mut total: u64 = files.iter().map(|f| f.range.len).sum();
-    // With `filesize`, each file's range is its own size; `size`, when smaller, still bounds the
-    // job's bytes (fio's setup_files keeps `size` unless the files add up to less).
-    if opts.filesize.is_some_and(|(lo, _)| lo > 0)
-        && let Some(SizeSpec::Bytes(size)) = opts.size.filter(|s| !s.is_zero())
-    {
-        total = total.min(size);
-    }
+    // fio's do_io: a pass issues the job's `size` (as its files' setup left it), the job stops
+    // at `io_size` bytes when given (times `loops`).
+    let total = job_size(opts, files);
     let io_limit = match opts.io_size {
-        Some(spec) if !spec.is_zero() => resolve_size(spec, total),
+        Some(SizeSpec::Bytes(b)) if b > 0 => b,
         _ => total,
     };
     let distribution = match &opts.random_distribution {
@@ -467,6 +519,10 @@ mod tests {
         JobOptions { name: "job".into(), ..JobOptions::default() }
     }
 
+    fn seeds() -> crate::rng::Seeds {
+        crate::rng::Seeds::default_job()
+    }
+
     #[test]
     fn seeds_repeat_with_randrepeat_or_a_given_randseed() {
         let mut o = opts();
@@ -509,45 +565,45 @@ mod tests {
         o.nrfiles = 4;
         let paths = file_paths(&o, 0);
         let infos = vec![FileInfo::default(); 4];
-        let f = plan_files(&o, 0, &paths, &infos).unwrap();
+        let f = plan_files(&o, 0, &seeds(), &paths, &infos).unwrap();
         assert!(f.iter().all(|f| f.layout && f.range.len == 1 << 20 && f.range.size == 1 << 20));
         // An existing big file is not laid out; offset_increment spreads the clones.
         o.nrfiles = 1;
         o.offset_increment = SizeSpec::Bytes(1 << 20);
         let info = [FileInfo { exists: true, size: 64 << 20, is_block: false }];
-        let f = plan_files(&o, 3, &paths[..1], &info).unwrap();
+        let f = plan_files(&o, 3, &seeds(), &paths[..1], &info).unwrap();
         assert_eq!((f[0].layout, f[0].range.offset, f[0].range.len), (false, 3 << 20, 4 << 20));
         // file_append: I/O from the file's end (offset ignored), the file extended to hold it; a
         // missing file starts empty.
         o.file_append = true;
-        let f = plan_files(&o, 3, &paths[..1], &info).unwrap();
+        let f = plan_files(&o, 3, &seeds(), &paths[..1], &info).unwrap();
         assert_eq!(
             (f[0].layout, f[0].range.offset, f[0].range.len, f[0].range.size),
             (true, 64 << 20, 4 << 20, 68 << 20)
         );
-        let f = plan_files(&o, 3, &paths[..1], &[FileInfo::default()]).unwrap();
+        let f = plan_files(&o, 3, &seeds(), &paths[..1], &[FileInfo::default()]).unwrap();
         assert_eq!((f[0].layout, f[0].range.offset, f[0].range.size), (true, 0, 4 << 20));
         // No size and no file: fio's message.
         let o = opts();
         assert_eq!(
-            plan_files(&o, 0, &paths[..1], &[FileInfo::default()]).unwrap_err(),
+            plan_files(&o, 0, &seeds(), &paths[..1], &[FileInfo::default()]).unwrap_err(),
             "job job: you need to specify size="
         );
         // size=50% of an existing file.
         let mut o = opts();
         o.size = Some(SizeSpec::Percent(50));
-        let f = plan_files(&o, 0, &paths[..1], &info).unwrap();
+        let f = plan_files(&o, 0, &seeds(), &paths[..1], &info).unwrap();
         assert_eq!(f[0].range.len, 32 << 20);
         // With filesize, size=N% is N % of each file, which is what is laid out (fio 3.33:
         // size=50% filesize=1m lays out and reads 512 KiB); of a missing file without filesize,
-        // the message says the value as written.
+        // fio asks for a size (its total_file_size finds none).
         o.filesize = Some((1 << 20, 1 << 20));
-        let f = plan_files(&o, 0, &paths[..1], &[FileInfo::default()]).unwrap();
+        let f = plan_files(&o, 0, &seeds(), &paths[..1], &[FileInfo::default()]).unwrap();
         assert_eq!((f[0].range.len, f[0].range.size), (512 << 10, 512 << 10));
         o.filesize = None;
         assert_eq!(
-            plan_files(&o, 0, &paths[..1], &[FileInfo::default()]).unwrap_err(),
-            "job job: size=50% of a file that does not exist"
+            plan_files(&o, 0, &seeds(), &paths[..1], &[FileInfo::default()]).unwrap_err(),
+            "job job: you need to specify size="
         );
         // With filesize, a smaller size bounds the bytes, not the range (fio: size=256k
         // filesize=1m reads 256 KiB over the whole 1 MiB file).
@@ -555,9 +611,97 @@ mod tests {
         o.size = Some(SizeSpec::Bytes(256 << 10));
         o.filesize = Some((1 << 20, 1 << 20));
         o.rw = RwMode::RandRead;
-        let f = plan_files(&o, 0, &paths[..1], &[FileInfo::default()]).unwrap();
+        let f = plan_files(&o, 0, &seeds(), &paths[..1], &[FileInfo::default()]).unwrap();
         assert_eq!(f[0].range.len, 1 << 20);
         let w = workload_spec(&o, &f, 1);
         assert_eq!((w.io_limit, w.pass_bytes), (256 << 10, 256 << 10));
+    }
+
+    fn plan(o: &JobOptions, jobnum: u32, infos: &[FileInfo]) -> Result<Vec<(u64, u64, u64, bool)>, String> {
+        let paths: Vec<PathBuf> = (0..infos.len()).map(|i| PathBuf::from(format!("f.{i}"))).collect();
+        let f = plan_files(o, jobnum, &seeds(), &paths, infos)?;
+        Ok(f.iter().map(|f| (f.range.size, f.range.offset, f.range.len, f.layout)).collect())
+    }
+
+    fn existing(size: u64) -> FileInfo {
+        FileInfo { exists: true, size, is_block: false }
+    }
+
+    /// fio 3.33's `setup_files` and `get_start_offset`, rule by rule (the figures are what fio
+    /// lays out and does on the same options).
+    #[test]
+    fn ranges_follow_fios_setup_files() {
+        let none = [FileInfo::default()];
+        let mut o = opts();
+        o.min_bs = [65536; 3];
+        // filesize is where the file ends: offset=1M works on its second MiB.
+        o.filesize = Some((2 << 20, 2 << 20));
+        o.offset = SizeSpec::Bytes(1 << 20);
+        assert_eq!(plan(&o, 0, &none), Ok(vec![(2 << 20, 1 << 20, 1 << 20, true)]));
+        let p = plan_files(&o, 0, &seeds(), &[PathBuf::from("f")], &none).unwrap();
+        assert_eq!(job_size(&o, &p), 1 << 20);
+        // size is at most the files' ranges, and may be less.
+        o.size = Some(SizeSpec::Bytes(512 << 10));
+        assert_eq!(job_size(&o, &p), 512 << 10);
+        o.size = Some(SizeSpec::Bytes(8 << 20));
+        assert_eq!(job_size(&o, &p), 1 << 20);
+        // An offset past filesize, and a range of nothing.
+        o.size = None;
+        o.offset = SizeSpec::Bytes(3 << 20);
+        assert_eq!(plan(&o, 0, &none), Err("job job: you need to specify valid offset=".into()));
+        o.offset = SizeSpec::Bytes(2 << 20);
+        assert_eq!(plan(&o, 0, &none), Err("job job: blocksize is larger than data set range".into()));
+        // A file already of a size in the filesize range keeps it.
+        o.filesize = Some((512 << 10, 2 << 20));
+        o.offset = SizeSpec::Bytes(512 << 10);
+        assert_eq!(plan(&o, 0, &[existing(1 << 20)]), Ok(vec![(1 << 20, 512 << 10, 512 << 10, false)]));
+        // ... and an offset past its end leaves nothing to do, without an error.
+        o.offset = SizeSpec::Bytes(1536 << 10);
+        assert_eq!(plan(&o, 0, &[existing(1 << 20)]), Ok(vec![(1 << 20, 1536 << 10, 0, false)]));
+        // A range is drawn per file with fio's generator, down to the block size.
+        o.offset = SizeSpec::Bytes(0);
+        o.filesize = Some((256 << 10, 1 << 20));
+        let sizes: Vec<u64> = plan(&o, 0, &[FileInfo::default(); 3]).unwrap().iter().map(|f| f.0).collect();
+        assert_eq!(sizes, [327_680, 458_752, 458_752]);
+
+        // A percentage offset is of the file as it is (nothing for a new one), rounded up to
+        // offset_align, else the smallest block size; an offset in bytes is used as given.
+        let mut o = opts();
+        o.min_bs = [65536; 3];
+        o.size = Some(SizeSpec::Bytes(1 << 20));
+        o.offset = SizeSpec::Percent(10);
+        assert_eq!(plan(&o, 0, &none).unwrap()[0].1, 0);
+        assert_eq!(plan(&o, 0, &[existing(1 << 20)]).unwrap()[0].1, 131_072);
+        o.offset_align = 4096;
+        o.set.insert("offset_align");
+        assert_eq!(plan(&o, 0, &[existing(1 << 20)]).unwrap()[0].1, 106_496);
+        o.offset = SizeSpec::Bytes(1000);
+        assert_eq!(plan(&o, 0, &none), Ok(vec![(1_049_576, 1000, 1 << 20, true)]));
+        // offset_increment by clone number, a percentage of the file too.
+        let mut o = opts();
+        o.min_bs = [4096; 3];
+        o.offset = SizeSpec::Percent(50);
+        o.offset_increment = SizeSpec::Percent(10);
+        assert_eq!(plan(&o, 1, &[existing(1 << 20)]), Ok(vec![(1 << 20, 630_784, 417_792, false)]));
+
+        // size=P% takes P % of each file from its start, at most to its end; io_size=P% takes
+        // P % of the ranges.
+        let mut o = opts();
+        o.min_bs = [65536; 3];
+        o.size = Some(SizeSpec::Percent(20));
+        o.offset = SizeSpec::Percent(90);
+        assert_eq!(plan(&o, 0, &[existing(1 << 20)]), Ok(vec![(1 << 20, 983_040, 65536, false)]));
+        let mut o = opts();
+        o.io_size = Some(SizeSpec::Percent(50));
+        o.offset = SizeSpec::Bytes(256 << 10);
+        let p = plan_files(&o, 0, &seeds(), &[PathBuf::from("f")], &[existing(1 << 20)]).unwrap();
+        assert_eq!((p[0].range.len, job_size(&o, &p)), (768 << 10, 384 << 10));
+
+        // size shared out over the files: the first ones take a block more while blocks are over.
+        let mut o = opts();
+        o.min_bs = [1; 3];
+        o.size = Some(SizeSpec::Bytes(11));
+        let lens: Vec<u64> = plan(&o, 0, &[FileInfo::default(); 3]).unwrap().iter().map(|f| f.2).collect();
+        assert_eq!(lens, [4, 4, 3]);
     }
 }
