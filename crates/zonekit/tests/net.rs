@@ -321,9 +321,19 @@ mod needs_tools {
             }
             // fio prints `fio: waiting for connection` on standard output: the report goes to a file.
             let o = c.args(["netio.fio", "--output-format=json", "--output=out.json"]).current_dir(dir.path()).output();
-            assert!(o.unwrap().status.success(), "{tool}");
+            let ok = o.unwrap().status.success();
             let doc: Value =
                 serde_json::from_str(&std::fs::read_to_string(dir.path().join("out.json")).unwrap()).unwrap();
+            if tool == "fio" && !ok {
+                // fio's receiver can finish and close while its sender's last writes are in
+                // flight: the sender then ends with ECONNRESET (104) after sending everything,
+                // and fio exits 1. About one run in two on a 2-core machine; any other error fails.
+                let errs: Vec<i64> =
+                    doc["jobs"].as_array().unwrap().iter().map(|j| j["error"].as_i64().unwrap()).collect();
+                assert!(errs.iter().all(|&e| e == 0 || e == 104), "fio failed: job errors {errs:?}");
+            } else {
+                assert!(ok, "{tool}");
+            }
             assert_eq!(moved(&doc, "sender", "write"), (256, 1 << 20), "{tool}");
             let (ios, bytes) = moved(&doc, "receiver", "read");
             assert!(bytes <= 1 << 20 && ios >= 256, "{tool}: {ios} {bytes}");
