@@ -437,6 +437,10 @@ pub struct JobOptions {
     pub overwrite: bool,
     /// `fallocate`: `none`, `native`, `posix`, `keep`, `truncate` (`0` = none, `1` = posix).
     pub fallocate: String,
+    /// `fadvise_hint`: `0` (none), `1` (the job's pattern), `random`, `sequential`.
+    pub fadvise_hint: String,
+    /// `write_hint`: the write-life hint set on each file as it is opened (`None`: not set).
+    pub write_hint: Option<String>,
     /// `unlink`: delete the files when the job ends.
     pub unlink: bool,
     /// `unlink_each_loop`: delete the files after each loop.
@@ -904,6 +908,8 @@ impl Default for JobOptions {
             pre_read: false,
             overwrite: false,
             fallocate: "native".to_string(),
+            fadvise_hint: "1".to_string(),
+            write_hint: None,
             unlink: false,
             unlink_each_loop: false,
             serialize_overlap: false,

@@ -880,14 +880,18 @@ pub static OPTIONS: &[OptionDef] = &[
         .def("roundrobin")
         .parent("nrfiles")
         .apply(special::apply_file_service_type),
-    opt("fallocate", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "" }, Choice { name: "native", canon: "native", help: "" }, Choice { name: "posix", canon: "posix", help: "" }, Choice { name: "keep", canon: "keep", help: "" }, Choice { name: "truncate", canon: "truncate", help: "" }, Choice { name: "0", canon: "none", help: "" }, Choice { name: "1", canon: "posix", help: "" }], postfix: false }, Category::Files, Support::Ignored, "How laid-out files are preallocated; zonekit writes the layout and does not preallocate.")
+    opt("fallocate", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "do not preallocate" }, Choice { name: "native", canon: "native", help: "fallocate(2), failures ignored" }, Choice { name: "posix", canon: "posix", help: "posix_fallocate(3), failures logged" }, Choice { name: "keep", canon: "keep", help: "fallocate(2) with FALLOC_FL_KEEP_SIZE" }, Choice { name: "truncate", canon: "truncate", help: "ftruncate(2) to the size" }, Choice { name: "0", canon: "none", help: "same as none" }, Choice { name: "1", canon: "posix", help: "same as posix" }], postfix: false }, Category::Files, Support::Implemented, "How a file being laid out is preallocated after it is (re)created: `native` fallocate(2) (a failure ignored), `posix` posix_fallocate(3) (a failure logged), `keep` fallocate with FALLOC_FL_KEEP_SIZE and `truncate` ftruncate(2) (a failure is the job's error after its first I/O), `none`.")
         .def("native")
         .apply(|o, v| {
             o.fallocate = v.as_text().to_string();
             Ok(())
         }),
-    opt("fadvise_hint", Kind::Choice { choices: &[Choice { name: "0", canon: "0", help: "" }, Choice { name: "1", canon: "1", help: "" }, Choice { name: "random", canon: "random", help: "" }, Choice { name: "sequential", canon: "sequential", help: "" }], postfix: false }, Category::Files, Support::Ignored, "posix_fadvise hint for the access pattern; not issued.")
-        .def("1"),
+    opt("fadvise_hint", Kind::Choice { choices: &[Choice { name: "0", canon: "0", help: "no advice" }, Choice { name: "1", canon: "1", help: "the job's pattern: random or sequential" }, Choice { name: "random", canon: "random", help: "POSIX_FADV_RANDOM" }, Choice { name: "sequential", canon: "sequential", help: "POSIX_FADV_SEQUENTIAL" }], postfix: false }, Category::Files, Support::Implemented, "posix_fadvise(2) each file over the job's range as it is opened: `1` by the job's pattern (`POSIX_FADV_RANDOM` for random I/O, else `POSIX_FADV_SEQUENTIAL`), `random`, `sequential`, `0` none; the `mmap` engine's madvise follows it too.")
+        .def("1")
+        .apply(|o, v| {
+            o.fadvise_hint = v.as_text().to_string();
+            Ok(())
+        }),
     opt("fsync", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Sync, Support::Implemented, "fsync after every N writes (0: never).")
         .def("0")
         .apply(|o, v| {
@@ -1381,14 +1385,18 @@ pub static OPTIONS: &[OptionDef] = &[
             o.sync = v.as_text().to_string();
             Ok(())
         }),
-    opt("write_hint", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "" }, Choice { name: "short", canon: "short", help: "" }, Choice { name: "medium", canon: "medium", help: "" }, Choice { name: "long", canon: "long", help: "" }, Choice { name: "extreme", canon: "extreme", help: "" }], postfix: false }, Category::Files, Support::Ignored, "Write-life hint for the kernel; not set by zonekit."),
-    opt("create_serialize", Kind::Bool, Category::Files, Support::Ignored, "Lay out files one job at a time (must stay on with `zonemode=zbd`).")
+    opt("write_hint", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "RWH_WRITE_LIFE_NONE" }, Choice { name: "short", canon: "short", help: "RWH_WRITE_LIFE_SHORT" }, Choice { name: "medium", canon: "medium", help: "RWH_WRITE_LIFE_MEDIUM" }, Choice { name: "long", canon: "long", help: "RWH_WRITE_LIFE_LONG" }, Choice { name: "extreme", canon: "extreme", help: "RWH_WRITE_LIFE_EXTREME" }], postfix: false }, Category::Files, Support::Implemented, "Set each file's write-life hint as it is opened: fcntl F_SET_RW_HINT (buffered) or F_SET_FILE_RW_HINT (`direct=1`, which Linux 5.17 and later refuse: the job fails with `fcntl write hint`, as fio's).")
+        .apply(|o, v| {
+            o.write_hint = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("create_serialize", Kind::Bool, Category::Files, Support::Implemented, "Lay out every job's files before any job starts, one job at a time (`1`); `0`: each job lays out its own as it starts (after its `startdelay`), while others run. Must stay on with `zonemode=zbd`.")
         .def("1")
         .apply(|o, v| {
             o.create_serialize = v.as_bool();
             Ok(())
         }),
-    opt("create_fsync", Kind::Bool, Category::Files, Support::Ignored, "fsync files after laying them out.")
+    opt("create_fsync", Kind::Bool, Category::Files, Support::Implemented, "fsync(2) a file once it is written out (a job that reads, or writes with `overwrite`); `0`: no fsync.")
         .def("1")
         .apply(|o, v| {
             o.create_fsync = v.as_bool();

@@ -404,6 +404,7 @@ pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopC
         sync_file_range_flags: opts.sync_file_range.0,
         // fio's fixup_options keeps it for jobs that write or trim at a depth above 1.
         serialize_overlap: opts.serialize_overlap && (opts.rw.writes() || opts.rw.trims()) && opts.iodepth > 1,
+        setup_error: None,
     }
 }
 
