@@ -673,6 +673,9 @@ pub struct JobOptions {
     pub significant_figures: u32,
     /// `gtod_reduce`.
     pub gtod_reduce: bool,
+    /// `clocksource` (`gettimeofday`, `clock_gettime`, `cpu`), when set: the run's clock (the
+    /// last job that sets it decides, as fio's global clock source).
+    pub clocksource: Option<String>,
     /// `disable_lat`.
     pub disable_lat: bool,
     /// `disable_clat`.
@@ -1014,6 +1017,7 @@ impl Default for JobOptions {
             slat_percentiles: false,
             significant_figures: 4,
             gtod_reduce: false,
+            clocksource: None,
             disable_lat: false,
             disable_clat: false,
             disable_slat: false,

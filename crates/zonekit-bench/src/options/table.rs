@@ -975,7 +975,11 @@ pub static OPTIONS: &[OptionDef] = &[
             o.ramp_time = v.as_time();
             Ok(())
         }),
-    opt("clocksource", Kind::Choice { choices: &[Choice { name: "gettimeofday", canon: "gettimeofday", help: "" }, Choice { name: "clock_gettime", canon: "clock_gettime", help: "" }, Choice { name: "cpu", canon: "cpu", help: "" }], postfix: false }, Category::Stats, Support::Ignored, "Clock used for timing; zonekit always reads the monotonic clock."),
+    opt("clocksource", Kind::Choice { choices: &[Choice { name: "gettimeofday", canon: "gettimeofday", help: "microsecond resolution" }, Choice { name: "clock_gettime", canon: "clock_gettime", help: "CLOCK_MONOTONIC" }, Choice { name: "cpu", canon: "cpu", help: "the CPU's time-stamp counter" }], postfix: false }, Category::Stats, Support::Implemented, "The clock the run times I/O with (one for the whole run: the last job that sets it decides): `gettimeofday` (every latency a whole number of microseconds), `clock_gettime` (CLOCK_MONOTONIC), `cpu` (the time-stamp counter, or CLOCK_MONOTONIC where it is not reliable; zonekit's choice when unset, as fio's).")
+        .apply(|o, v| {
+            o.clocksource = Some(v.as_text().to_string());
+            Ok(())
+        }),
     opt("mem", Kind::Choice { choices: &[Choice { name: "malloc", canon: "malloc", help: "" }, Choice { name: "shm", canon: "shm", help: "" }, Choice { name: "shmhuge", canon: "shmhuge", help: "" }, Choice { name: "mmap", canon: "mmap", help: "" }, Choice { name: "mmapshared", canon: "mmapshared", help: "" }, Choice { name: "mmaphuge", canon: "mmaphuge", help: "" }, Choice { name: "cudamalloc", canon: "cudamalloc", help: "" }], postfix: true }, Category::Buffers, Support::Ignored, "How I/O buffers are allocated (`malloc`, `shm`, `mmap`, huge pages…); zonekit allocates its own page-aligned buffers.")
         .alias(&["iomem"])
         .def("malloc"),
@@ -1721,34 +1725,45 @@ pub static OPTIONS: &[OptionDef] = &[
             o.disk_util = v.as_bool();
             Ok(())
         }),
-    opt("gtod_reduce", Kind::Bool, Category::Stats, Support::Ignored, "fio's switch to read the clock less; zonekit's clock reads are cheap, so statistics stay on.")
+    opt("gtod_reduce", Kind::Bool, Category::Stats, Support::Implemented, "`1` sets `disable_lat`, `disable_clat`, `disable_slat`, `disable_bw_measurement` and turns the latency percentiles off (options after it can turn one on again): the report keeps bandwidth and IOPS only.")
         .def("0")
         .apply(|o, v| {
             o.gtod_reduce = v.as_bool();
+            // fio's str_gtod_reduce_cb: `1` turns every measurement below off (options after it
+            // may turn one on again); `0` changes nothing.
+            if o.gtod_reduce {
+                o.disable_lat = true;
+                o.disable_clat = true;
+                o.disable_slat = true;
+                o.disable_bw_measurement = true;
+                o.clat_percentiles = false;
+                o.lat_percentiles = false;
+                o.slat_percentiles = false;
+            }
             Ok(())
         }),
-    opt("disable_lat", Kind::Bool, Category::Stats, Support::Ignored, "Skip total latency; zonekit still measures it.")
+    opt("disable_lat", Kind::Bool, Category::Stats, Support::Implemented, "Leave total latency out (`lat`, its percentiles and log).")
         .def("0")
         .parent("gtod_reduce")
         .apply(|o, v| {
             o.disable_lat = v.as_bool();
             Ok(())
         }),
-    opt("disable_clat", Kind::Bool, Category::Stats, Support::Ignored, "Skip completion latency; zonekit still measures it.")
+    opt("disable_clat", Kind::Bool, Category::Stats, Support::Implemented, "Leave completion latency out (`clat`, its percentiles and log, the `lat (usec)` buckets, sync latencies).")
         .def("0")
         .parent("gtod_reduce")
         .apply(|o, v| {
             o.disable_clat = v.as_bool();
             Ok(())
         }),
-    opt("disable_slat", Kind::Bool, Category::Stats, Support::Ignored, "Skip submission latency; zonekit still measures it.")
+    opt("disable_slat", Kind::Bool, Category::Stats, Support::Implemented, "Leave submission latency out (`slat`, its percentiles and log).")
         .def("0")
         .parent("gtod_reduce")
         .apply(|o, v| {
             o.disable_slat = v.as_bool();
             Ok(())
         }),
-    opt("disable_bw_measurement", Kind::Bool, Category::Stats, Support::Ignored, "Skip bandwidth samples; zonekit still takes them.")
+    opt("disable_bw_measurement", Kind::Bool, Category::Stats, Support::Implemented, "Take no per-I/O bandwidth samples (a `write_bw_log` without `log_avg_msec` stays empty); the periodic samples of the `bw` line are taken all the same, as in fio 3.33. With `disable_clat` and `disable_slat` too, no per-I/O IOPS samples either.")
         .alias(&["disable_bw"])
         .def("0")
         .parent("gtod_reduce")

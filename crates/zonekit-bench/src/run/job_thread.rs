@@ -1038,8 +1038,10 @@ pub fn check_writable(path: &std::path::Path) -> std::io::Result<()> {
 pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>, note: NoteSink) -> JobOutcome {
     zonekit_blk::clock::calibrate();
     let mut ctx = SetupCtx::default();
+    let source = run.opts.clocksource.as_deref().and_then(zonekit_blk::clock::ClockSource::from_fio);
+    let clock = RealClock::with_source(std::time::Instant::now(), source.unwrap_or_default());
     match prepare_job(run, &mut ctx, &note) {
-        Ok(p) => crate::run::executor::block_on(run_prepared(p, RealClock::new(), terminate, progress, note)),
+        Ok(p) => crate::run::executor::block_on(run_prepared(p, clock, terminate, progress, note)),
         Err(o) => *o,
     }
 }

@@ -336,6 +336,9 @@ pub fn stats_config(opts: &JobOptions) -> StatsConfig {
         disable_clat: opts.disable_clat || !opts.stats,
         disable_slat: opts.disable_slat || !opts.stats,
         disable_bw: opts.disable_bw_measurement,
+        // fio's gtod_reduce(): its `o.gtod_reduce` is never set (the option only has a
+        // callback, which sets these three), so this is what decides.
+        gtod_reduce: opts.disable_clat && opts.disable_slat && opts.disable_bw_measurement,
         bw_log: log(&opts.write_bw_log),
         iops_log: log(&opts.write_iops_log),
         lat_log: log(&opts.write_lat_log),
