@@ -756,7 +756,7 @@ fn is_td_verror(msg: &str) -> bool {
 fn verror(errno: i32, msg: &str) -> String {
     let text = zonekit_core::Errno(errno).description().map(str::to_string).unwrap_or_else(|| format!("errno {errno}"));
     if msg.starts_with("io_u error") {
-        format!("file:io_u.c:1845, func=io_u error, error={text}")
+        format!("file:io_u.c:1876, func=io_u error, error={text}")
     } else if is_td_verror(msg) {
         format!("{msg}, error={text}")
     } else {
