@@ -437,6 +437,16 @@ pub struct JobOptions {
     pub overwrite: bool,
     /// `fallocate`: `none`, `native`, `posix`, `keep`, `truncate` (`0` = none, `1` = posix).
     pub fallocate: String,
+    /// `mem` / `iomem`: where the I/O buffers live (`malloc`, `shm`, `shmhuge`, `mmap`,
+    /// `mmapshared`, `mmaphuge`).
+    pub mem: String,
+    /// The file after `mem=mmap…:` (fio's `mmapfile`).
+    pub mmapfile: Option<String>,
+    /// `iomem_align` / `mem_align`: the buffers start this many bytes past the page.
+    pub iomem_align: u32,
+    /// `hugepage-size`: the huge page size the buffers are rounded up to with `shmhuge` and
+    /// `mmaphuge`.
+    pub hugepage_size: u64,
     /// `fadvise_hint`: `0` (none), `1` (the job's pattern), `random`, `sequential`.
     pub fadvise_hint: String,
     /// `write_hint`: the write-life hint set on each file as it is opened (`None`: not set).
@@ -911,6 +921,10 @@ impl Default for JobOptions {
             pre_read: false,
             overwrite: false,
             fallocate: "native".to_string(),
+            mem: "malloc".to_string(),
+            mmapfile: None,
+            iomem_align: 0,
+            hugepage_size: 2 << 20,
             fadvise_hint: "1".to_string(),
             write_hint: None,
             unlink: false,

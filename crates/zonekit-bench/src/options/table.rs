@@ -980,13 +980,25 @@ pub static OPTIONS: &[OptionDef] = &[
             o.clocksource = Some(v.as_text().to_string());
             Ok(())
         }),
-    opt("mem", Kind::Choice { choices: &[Choice { name: "malloc", canon: "malloc", help: "" }, Choice { name: "shm", canon: "shm", help: "" }, Choice { name: "shmhuge", canon: "shmhuge", help: "" }, Choice { name: "mmap", canon: "mmap", help: "" }, Choice { name: "mmapshared", canon: "mmapshared", help: "" }, Choice { name: "mmaphuge", canon: "mmaphuge", help: "" }, Choice { name: "cudamalloc", canon: "cudamalloc", help: "" }], postfix: true }, Category::Buffers, Support::Ignored, "How I/O buffers are allocated (`malloc`, `shm`, `mmap`, huge pages…); zonekit allocates its own page-aligned buffers.")
+    opt("mem", Kind::Choice { choices: &[Choice { name: "malloc", canon: "malloc", help: "the heap" }, Choice { name: "shm", canon: "shm", help: "a System V shared memory segment" }, Choice { name: "shmhuge", canon: "shmhuge", help: "a shared memory segment of huge pages" }, Choice { name: "mmap", canon: "mmap", help: "an anonymous map, or `mmap:FILE` a private map of FILE" }, Choice { name: "mmapshared", canon: "mmapshared", help: "as mmap; `mmapshared:FILE` a shared map of FILE" }, Choice { name: "mmaphuge", canon: "mmaphuge", help: "a map of huge pages (`mmaphuge:FILE` on hugetlbfs)" }], postfix: true }, Category::Buffers, Support::Implemented, "Where the I/O buffers live: `malloc` (the heap), `shm`/`shmhuge` (shmget+shmat, huge pages with `shmhuge`), `mmap`/`mmapshared`/`mmaphuge` (an anonymous map, MAP_HUGETLB with `mmaphuge`; `:FILE` maps FILE). A failed allocation fails the job with fio's error (`func=mmap`, `func=shmget`…); `cudamalloc` is refused, as by fio built without CUDA.")
         .alias(&["iomem"])
-        .def("malloc"),
-    opt("iomem_align", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Ignored, "Alignment of I/O buffers in memory; zonekit aligns them to the page.")
+        .def("malloc")
+        .apply(|o, v| {
+            if let Value::Choice(name, postfix) = v {
+                o.mem = (*name).to_string();
+                // fio's str_mem_cb: only the map kinds read a file name after the colon.
+                o.mmapfile = postfix.clone().filter(|_| name.starts_with("mmap"));
+            }
+            Ok(())
+        }),
+    opt("iomem_align", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Implemented, "Start every I/O buffer this many bytes past a page boundary (0: page-aligned). With `direct=1` an offset the device's DMA alignment refuses fails the first I/O with EINVAL, as in fio.")
         .alias(&["mem_align"])
         .def("0")
-        .parent("iomem"),
+        .parent("iomem")
+        .apply(|o, v| {
+            o.iomem_align = v.as_u32();
+            Ok(())
+        }),
     opt("verify", Kind::Choice { choices: &[Choice { name: "0", canon: "0", help: "" }, Choice { name: "md5", canon: "md5", help: "" }, Choice { name: "crc64", canon: "crc64", help: "" }, Choice { name: "crc32", canon: "crc32", help: "" }, Choice { name: "crc32c-intel", canon: "crc32c-intel", help: "" }, Choice { name: "crc32c", canon: "crc32c", help: "" }, Choice { name: "crc16", canon: "crc16", help: "" }, Choice { name: "crc7", canon: "crc7", help: "" }, Choice { name: "sha1", canon: "sha1", help: "" }, Choice { name: "sha256", canon: "sha256", help: "" }, Choice { name: "sha512", canon: "sha512", help: "" }, Choice { name: "sha3-224", canon: "sha3-224", help: "" }, Choice { name: "sha3-256", canon: "sha3-256", help: "" }, Choice { name: "sha3-384", canon: "sha3-384", help: "" }, Choice { name: "sha3-512", canon: "sha3-512", help: "" }, Choice { name: "xxhash", canon: "xxhash", help: "" }, Choice { name: "meta", canon: "meta", help: "" }, Choice { name: "pattern", canon: "pattern", help: "" }, Choice { name: "null", canon: "null", help: "" }], postfix: false }, Category::Verify, Support::Implemented, "Check written data with this method (`md5`, `crc32c`, `pattern`…); `0` is off. Written blocks carry fio's verify header, so data written by fio verifies here and the reverse.")
         .def("0")
         .apply(|o, v| {
@@ -1815,8 +1827,12 @@ pub static OPTIONS: &[OptionDef] = &[
             o.unit_base = v.as_text().parse().unwrap_or(0);
             Ok(())
         }),
-    opt("hugepage-size", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Ignored, "Huge page size for `mem=shmhuge`/`mmaphuge`.")
-        .def("2097152"),
+    opt("hugepage-size", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Implemented, "Huge page size for `mem=shmhuge`/`mmaphuge`: the buffer area is rounded up to a multiple of it.")
+        .def("2097152")
+        .apply(|o, v| {
+            o.hugepage_size = v.as_int().max(0) as u64;
+            Ok(())
+        }),
     opt("flow_id", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Implemented, "Flow group of `flow`; has effect only with `flow`.")
         .def("0")
         .apply(|o, v| {

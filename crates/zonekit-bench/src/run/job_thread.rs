@@ -798,6 +798,59 @@ fn after_open(opts: &JobOptions, h: &File, f: &PlannedFile) -> Result<(), (i32, 
     Ok(())
 }
 
+/// Where a job's I/O buffers live (fio's `mem=`, `hugepage-size`).
+fn buffer_memory(opts: &JobOptions) -> zonekit_blk::BufferMemory {
+    use zonekit_blk::BufferMemory;
+    let huge = (opts.hugepage_size > 0).then_some(usize::try_from(opts.hugepage_size).unwrap_or(usize::MAX));
+    let file = opts.mmapfile.as_ref().map(std::path::PathBuf::from);
+    match opts.mem.as_str() {
+        "shm" => BufferMemory::Shm { huge_page: None },
+        "shmhuge" => BufferMemory::Shm { huge_page: huge },
+        "mmap" => BufferMemory::Mmap { file, shared: false, huge_page: None },
+        "mmapshared" => BufferMemory::Mmap { file, shared: true, huge_page: None },
+        "mmaphuge" => BufferMemory::Mmap { shared: file.is_some(), file, huge_page: huge },
+        _ => BufferMemory::Heap,
+    }
+}
+
+/// fio's `td_verror` text of a failed buffer allocation (`memory.c`): the call that failed, or
+/// `iomem allocation` for the heap.
+fn buffer_verror(call: &str) -> String {
+    let line = match call {
+        "shmget" => 78,
+        "shmat" => 101,
+        "open mmap file" => 146,
+        "truncate mmap file" => 153,
+        "mmap" => 170,
+        _ => return "file:memory.c:332, func=iomem allocation".into(),
+    };
+    format!("file:memory.c:{line}, func={call}")
+}
+
+/// fio's advice after `shmget` fails (`alloc_mem_shm`).
+fn buffer_advice(opts: &JobOptions, call: &str, errno: i32) -> Vec<String> {
+    let mut out = Vec::new();
+    if call != "shmget" {
+        return out;
+    }
+    if !crate::sys::is_root() && matches!(errno, libc::ENOMEM | libc::EPERM) {
+        out.push("zonekit: you may need to run this job as root".into());
+    }
+    if opts.mem == "shmhuge" {
+        match errno {
+            libc::EINVAL => {
+                out.push("zonekit: check that you have free huge pages and that hugepage-size is correct.".into());
+            }
+            libc::ENOSYS => out.push("zonekit: your system does not appear to support huge pages.".into()),
+            libc::ENOMEM => {
+                out.push("zonekit: no huge pages available, do you need to allocate some? See HOWTO.".into())
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// How a job opens its files (fio's `generic_open_file`).
 fn open_spec(opts: &JobOptions) -> OpenSpec {
     let sync = match opts.sync.as_str() {
@@ -867,6 +920,8 @@ fn file_engine(
         depth,
         buffer_size: sizing::max_block_size(opts) as usize,
         buffer_align: 4096,
+        buffer_offset: opts.iomem_align as usize,
+        buffer_memory: buffer_memory(opts),
         files,
         clock: real,
     };
@@ -1187,6 +1242,8 @@ pub async fn run_prepared<C: Clock>(
             sync,
             clock: clock.clone(),
             scsi: engines::scsi_options(&opts),
+            buffer_offset: opts.iomem_align as usize,
+            buffer_memory: buffer_memory(&opts),
         };
         // A clone outside a planned run (no shared queue) gets a queue of its own per device.
         let queues: Vec<Arc<DeviceQueue>> = devices
@@ -1307,6 +1364,14 @@ pub async fn run_prepared<C: Clock>(
     };
     let mut engine = match engine {
         Ok(e) => e,
+        Err(zonekit_blk::EngineError::Buffers { source, .. }) => {
+            // fio's allocate_io_mem failing: its td_verror, its advice for shared memory.
+            let errno = errno_of(&source.source);
+            let mut o = fail(&run, started, errno, buffer_verror(source.call));
+            o.log = buffer_advice(&opts, source.call, errno);
+            o.files = files.iter().map(|f| f.path.clone()).collect();
+            return o;
+        }
         Err(e) => return fail(&run, started, e.errno(), e.to_string()),
     };
 
