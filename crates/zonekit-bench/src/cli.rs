@@ -78,15 +78,15 @@ pub fn main(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 fn parse_trace_text(inv: &Invocation, _out: &mut dyn Write, err: &mut dyn Write) -> String {
     // What fio prints without running: the parse, its clock's calibration, its exit.
     let pid = std::process::id();
-    let mut text = match &inv.debug_trace {
-        Some(t) => {
-            let mut before = t.clone();
-            before.end.clear();
-            before.all()
-        }
-        None => String::new(),
-    };
-    text.push_str(&crate::run::tracing::calibration_lines(inv.debug, pid));
+    let source = crate::run::tracing::run_clock_source(inv.jobs.iter().map(|j| j.options.clocksource.as_deref()));
+    let (early, late) = crate::run::tracing::calibration_lines(inv.debug, pid, source);
+    let mut text = early;
+    if let Some(t) = &inv.debug_trace {
+        let mut before = t.clone();
+        before.end.clear();
+        text.push_str(&before.all());
+    }
+    text.push_str(&late);
     if let Some(t) = &inv.debug_trace {
         text.push_str(&t.end);
     }

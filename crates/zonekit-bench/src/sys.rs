@@ -68,6 +68,12 @@ pub fn gettid() -> u32 {
     unsafe { libc::gettid() as u32 }
 }
 
+/// Whether the process runs as root (effective user id 0), as fio's `geteuid() != 0` checks.
+pub fn is_root() -> bool {
+    // SAFETY: geteuid takes nothing and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
 /// The clock ticks per second (`sysconf(_SC_CLK_TCK)`, what fio's helper thread traces as
 /// `clk_tck`).
 pub fn clk_tck() -> i64 {

@@ -95,8 +95,15 @@ fn through_blk(qd1: bool) -> f64 {
     let mut config = QueueConfig::for_device(&*dev);
     config.settings.zoned_qd1_writes = qd1;
     let queue = Arc::new(DeviceQueue::new(dev, config, None));
-    let ecfg =
-        DeviceEngineConfig { depth: 32, buffer_size: BS as usize, sync: false, clock: RealClock::new(), scsi: None };
+    let ecfg = DeviceEngineConfig {
+        depth: 32,
+        buffer_size: BS as usize,
+        sync: false,
+        clock: RealClock::new(),
+        scsi: None,
+        buffer_offset: 0,
+        buffer_memory: Default::default(),
+    };
     let mut e = open_device_engine(vec![queue], ecfg).expect("engine");
     let mut free: Vec<u32> = (0..32).collect();
     for t in 0..32 {

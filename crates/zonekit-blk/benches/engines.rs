@@ -95,6 +95,8 @@ fn engine(kind: EngineKind, depth: u32, files: Vec<OwnedFd>) -> Box<dyn Engine> 
         buffer_align: 4096,
         files,
         clock: zonekit_blk::RealClock::new(),
+        buffer_offset: 0,
+        buffer_memory: Default::default(),
     };
     let mut e = open_engine(kind.clone(), config).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
     for tag in 0..depth {

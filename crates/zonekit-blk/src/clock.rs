@@ -130,8 +130,50 @@ pub fn calibrate() {
 
 #[derive(Debug, Clone, Copy)]
 enum Source {
-    Tsc { origin: u64, scale: TscScale },
+    Tsc {
+        origin: u64,
+        scale: TscScale,
+    },
     Monotonic,
+    /// `CLOCK_MONOTONIC` cut to whole microseconds (fio's `gettimeofday` source).
+    Micros,
+}
+
+/// Which clock a run times its I/O with (fio's `clocksource`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClockSource {
+    /// The CPU's time-stamp counter where it is reliable (constant, non-stop, the kernel's own
+    /// clock source), else `CLOCK_MONOTONIC` (fio's `cpu`, which fio also picks when none is
+    /// set and the counter is reliable).
+    #[default]
+    Cpu,
+    /// `CLOCK_MONOTONIC` (fio's `clock_gettime`).
+    ClockGettime,
+    /// Microsecond resolution, as `gettimeofday(2)` has (fio's `gettimeofday`): every time,
+    /// hence every latency, is a whole number of microseconds.
+    Gettimeofday,
+}
+
+impl ClockSource {
+    /// fio's value of `clocksource=` (`gettimeofday`, `clock_gettime`, `cpu`).
+    pub fn from_fio(value: &str) -> Option<ClockSource> {
+        Some(match value {
+            "gettimeofday" => ClockSource::Gettimeofday,
+            "clock_gettime" => ClockSource::ClockGettime,
+            "cpu" => ClockSource::Cpu,
+            _ => return None,
+        })
+    }
+
+    /// fio's number of the source (`enum fio_cs`: 1 `gettimeofday`, 2 `clock_gettime`, 3 `cpu`),
+    /// as its `--debug=time` prints it.
+    pub fn fio_number(self) -> u32 {
+        match self {
+            ClockSource::Gettimeofday => 1,
+            ClockSource::ClockGettime => 2,
+            ClockSource::Cpu => 3,
+        }
+    }
 }
 
 /// Real time in nanoseconds, counted from the moment the clock was made (or a given origin).
@@ -151,6 +193,16 @@ impl RealClock {
 
     /// A clock counting from `origin` (so that several job threads share one time base).
     pub fn with_origin(origin: Instant) -> RealClock {
+        RealClock::with_source(origin, ClockSource::Cpu)
+    }
+
+    /// A clock counting from `origin` that reads `source`.
+    pub fn with_source(origin: Instant, source: ClockSource) -> RealClock {
+        match source {
+            ClockSource::Cpu => {}
+            ClockSource::ClockGettime => return RealClock { origin, source: Source::Monotonic },
+            ClockSource::Gettimeofday => return RealClock { origin, source: Source::Micros },
+        }
         let source = match tsc_scale() {
             Some(scale) => {
                 // The counter value at `origin`: now, less the time elapsed since then.
@@ -184,6 +236,7 @@ impl RealClock {
         match self.source {
             Source::Tsc { origin, scale } => scale.ns(rdtsc().unwrap_or(origin).saturating_sub(origin)),
             Source::Monotonic => u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX),
+            Source::Micros => u64::try_from(self.origin.elapsed().as_micros() * 1000).unwrap_or(u64::MAX),
         }
     }
 }
@@ -245,6 +298,22 @@ mod tests {
         let (x, y) = (a.now_ns(), b.now_ns());
         assert!(x.abs_diff(y) < 1_000_000, "{x} vs {y}");
         assert!(y >= 10_000_000);
+    }
+
+    #[test]
+    fn sources_as_fio_names_them() {
+        let origin = Instant::now();
+        let gtod = RealClock::with_source(origin, ClockSource::Gettimeofday);
+        counts_real_time(gtod);
+        assert!((0..1000).all(|_| gtod.now_ns().is_multiple_of(1000)), "whole microseconds");
+        let mono = RealClock::with_source(origin, ClockSource::ClockGettime);
+        counts_real_time(mono);
+        assert!(!mono.uses_tsc() && !gtod.uses_tsc());
+        assert_eq!(RealClock::with_source(origin, ClockSource::Cpu).uses_tsc(), tsc_reliable());
+        for (v, n) in [("gettimeofday", 1), ("clock_gettime", 2), ("cpu", 3)] {
+            assert_eq!(ClockSource::from_fio(v).map(ClockSource::fio_number), Some(n));
+        }
+        assert_eq!(ClockSource::from_fio("tsc"), None);
     }
 
     #[test]

@@ -181,17 +181,70 @@ pub fn needs_layout(path: &Path, needed: u64) -> bool {
 /// How space is reserved when a file is laid out (fio's `fallocate=`; Linux default `native`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Prealloc {
-    /// Nothing.
+    /// Nothing (`none`, `0`).
     None,
-    /// `fallocate(fd, 0, 0, size)`; a failure is ignored.
+    /// `fallocate(fd, 0, 0, size)` (`native`); fio ignores a failure.
     #[default]
     Native,
-    /// `posix_fallocate`; a failure is ignored (fio logs it).
+    /// `posix_fallocate(fd, 0, size)` as glibc does it (`posix`, `1`): `fallocate(fd, 0, 0, size)`,
+    /// and where the file system has no `fallocate`, a zero byte written in every block past
+    /// the end of the file; fio logs a failure and goes on.
     Posix,
-    /// `fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, size)`; a failure is reported.
+    /// `fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, size)` (`keep`); a failure fails the job.
     Keep,
-    /// `ftruncate(fd, size)`.
+    /// `ftruncate(fd, size)` (`truncate`); a failure fails the job.
     Truncate,
+}
+
+impl Prealloc {
+    /// fio's value of `fallocate=` (`none`, `native`, `posix`, `keep`, `truncate`, `0`, `1`);
+    /// `None` for anything else.
+    pub fn from_fio(value: &str) -> Option<Prealloc> {
+        Some(match value {
+            "none" | "0" => Prealloc::None,
+            "native" => Prealloc::Native,
+            "posix" | "1" => Prealloc::Posix,
+            "keep" => Prealloc::Keep,
+            "truncate" => Prealloc::Truncate,
+            _ => return None,
+        })
+    }
+}
+
+/// What a layout did beside writing the file (fio's `extend_file`).
+#[derive(Debug)]
+pub struct LaidOut {
+    /// What the space reservation returned (`Ok` when there was none to make). A failure does
+    /// not stop the layout, as in fio: the caller decides (fio ignores a `native` failure,
+    /// logs a `posix` one, and fails the job for `keep` and `truncate`).
+    pub prealloc: io::Result<()>,
+}
+
+/// Reserve `size` bytes of `file` as `mode` says (fio's `fallocate_file`).
+fn preallocate(file: &mut File, mode: Prealloc, size: u64) -> io::Result<()> {
+    let fd = file.as_fd();
+    match mode {
+        Prealloc::None => Ok(()),
+        Prealloc::Native => sys::io::fallocate(fd, FallocateFlags::empty(), 0, size),
+        Prealloc::Posix => match sys::io::fallocate(fd, FallocateFlags::empty(), 0, size) {
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::ENOSYS)) => {
+                // glibc's fallback: a zero byte in each block past the end, then the last byte.
+                let block = file.metadata()?.blksize().max(512);
+                let mut at = file.metadata()?.len().next_multiple_of(block);
+                while at < size {
+                    sys::io::pwritev(file.as_fd(), &[0], at)?;
+                    at += block;
+                }
+                if size > file.metadata()?.len() {
+                    sys::io::pwritev(file.as_fd(), &[0], size - 1)?;
+                }
+                Ok(())
+            }
+            r => r,
+        },
+        Prealloc::Keep => sys::io::fallocate(fd, FallocateFlags::KEEP_SIZE, 0, size),
+        Prealloc::Truncate => sys::io::ftruncate(fd, size),
+    }
 }
 
 /// How to lay a file out before a job (fio's `extend_file`).
@@ -230,7 +283,8 @@ impl LayoutSpec {
 
 /// Lay out `path` to `size` bytes as fio's `extend_file` does (the caller prints fio's `Laying out
 /// IO file` line): remove it if asked, (re)create it (`O_WRONLY`, `O_CREAT`, `O_TRUNC` for a full
-/// layout, mode 0644), reserve space, then for a full layout `ftruncate` it and write it out in
+/// layout, mode 0644), reserve space ([`LaidOut::prealloc`] says how that went; a failure does
+/// not stop the layout), then for a full layout `ftruncate` it and write it out in
 /// `block_size` writes, each buffer filled by `fill` (the job's buffer contents: zeros, random
 /// data…), and `fsync` it. Finally the page cache of the new part is dropped
 /// (`POSIX_FADV_DONTNEED`, failures ignored, as fio only warns).
@@ -242,7 +296,7 @@ pub fn lay_out_file(
     size: u64,
     spec: &LayoutSpec,
     fill: &mut dyn FnMut(&mut [u8]) -> bool,
-) -> io::Result<()> {
+) -> io::Result<LaidOut> {
     let old_size = fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     if spec.unlink_first || spec.write_out {
         match fs::remove_file(path) {
@@ -253,21 +307,7 @@ pub fn lay_out_file(
     let mut o = OpenOptions::new();
     o.write(true).mode(0o644).create(spec.allow_create).truncate(spec.write_out);
     let mut file = o.open(path)?;
-    let fd = file.as_fd();
-    match spec.prealloc {
-        Prealloc::None => {}
-        Prealloc::Native => {
-            let _ = sys::io::fallocate(fd, FallocateFlags::empty(), 0, size);
-        }
-        Prealloc::Posix => {
-            // glibc's posix_fallocate writes where fallocate is missing; fio only logs a failure.
-            if sys::io::fallocate(fd, FallocateFlags::empty(), 0, size).is_err() && file.metadata()?.len() < size {
-                let _ = file.set_len(size);
-            }
-        }
-        Prealloc::Keep => sys::io::fallocate(fd, FallocateFlags::KEEP_SIZE, 0, size)?,
-        Prealloc::Truncate => file.set_len(size)?,
-    }
+    let prealloc = preallocate(&mut file, spec.prealloc, size);
     if spec.write_out {
         match file.set_len(size) {
             Err(e) if e.raw_os_error() != Some(libc::EFBIG) => return Err(e),
@@ -295,7 +335,7 @@ pub fn lay_out_file(
     if size > old_size {
         let _ = sys::io::posix_fadvise(file.as_fd(), old_size, size - old_size, Advice::DontNeed);
     }
-    Ok(())
+    Ok(LaidOut { prealloc })
 }
 
 /// Drop the cached pages of a file before a job (fio's `invalidate=1`): `POSIX_FADV_DONTNEED` over
@@ -310,6 +350,62 @@ pub fn invalidate_cache(file: &File, offset: u64, len: u64) -> io::Result<()> {
     } else {
         Ok(())
     }
+}
+
+/// The access pattern a job announces for its file (fio's `fadvise_hint`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileAdvice {
+    /// `POSIX_FADV_SEQUENTIAL`.
+    Sequential,
+    /// `POSIX_FADV_RANDOM`.
+    Random,
+}
+
+/// `posix_fadvise(fd, offset, len, advice)` over the range a job works on (fio's
+/// `td_io_open_file`, for regular files and block devices; `len` 0 reaches the end).
+pub fn advise(file: &File, offset: u64, len: u64, advice: FileAdvice) -> io::Result<()> {
+    let advice = match advice {
+        FileAdvice::Sequential => Advice::Sequential,
+        FileAdvice::Random => Advice::Random,
+    };
+    sys::io::posix_fadvise(file.as_fd(), offset, len, advice)
+}
+
+/// The expected life of the data a job writes (fio's `write_hint`; the kernel's
+/// `RWH_WRITE_LIFE_*` values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteHint {
+    /// `RWH_WRITE_LIFE_NONE` (1).
+    None = 1,
+    /// `RWH_WRITE_LIFE_SHORT` (2).
+    Short = 2,
+    /// `RWH_WRITE_LIFE_MEDIUM` (3).
+    Medium = 3,
+    /// `RWH_WRITE_LIFE_LONG` (4).
+    Long = 4,
+    /// `RWH_WRITE_LIFE_EXTREME` (5).
+    Extreme = 5,
+}
+
+impl WriteHint {
+    /// fio's value of `write_hint=` (`none`, `short`, `medium`, `long`, `extreme`).
+    pub fn from_fio(value: &str) -> Option<WriteHint> {
+        Some(match value {
+            "none" => WriteHint::None,
+            "short" => WriteHint::Short,
+            "medium" => WriteHint::Medium,
+            "long" => WriteHint::Long,
+            "extreme" => WriteHint::Extreme,
+            _ => return None,
+        })
+    }
+}
+
+/// Set the write-life hint of a job's file as fio's `td_io_open_file` does: on the inode
+/// (`F_SET_RW_HINT`) for buffered I/O, on the open file (`F_SET_FILE_RW_HINT`) with `direct`.
+/// Linux 5.17 and later refuse the second with `EINVAL`, as they do with fio.
+pub fn set_write_hint(file: &File, hint: WriteHint, direct: bool) -> io::Result<()> {
+    sys::io::set_rw_hint(file.as_fd(), hint as u64, direct)
 }
 
 /// `fsync` a job's file (fio's `end_fsync`, `fsync_on_close`).

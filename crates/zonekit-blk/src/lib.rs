@@ -19,10 +19,10 @@ pub mod zoned;
 
 pub use clock::{Clock, RealClock};
 pub use engine::{
-    CallsMade, Completion, CpuOptions, Ddir, DeviceEngineConfig, DiskCounts, E4defragOptions, Engine, EngineConfig,
-    EngineError, EngineKind, ExecOptions, FileOp, FileOpsOptions, HandOff, Io, IoJobs, LibaioOptions, MmapAccess,
-    MmapOptions, NetOptions, NetProto, OffloadEngine, Pvsync2Options, Queued, ScsiOptions, ScsiWriteMode, StopFlag,
-    UringOptions, open_device_engine, open_engine,
+    BufferError, BufferMemory, CallsMade, Completion, CpuOptions, Ddir, DeviceEngineConfig, DiskCounts,
+    E4defragOptions, Engine, EngineConfig, EngineError, EngineKind, ExecOptions, FileOp, FileOpsOptions, HandOff, Io,
+    IoJobs, LibaioOptions, MmapAccess, MmapOptions, NetOptions, NetProto, OffloadEngine, Pvsync2Options, Queued,
+    ScsiOptions, ScsiWriteMode, StopFlag, UringOptions, open_device_engine, open_engine,
 };
 pub use sim::{Scheduler, SimClock};
 pub use sys::buf::{AlignedBuf, page_size};

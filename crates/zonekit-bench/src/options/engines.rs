@@ -907,8 +907,15 @@ pub fn blk_engine(o: &JobOptions) -> Option<EngineKind> {
             writable: o.rw.writes(),
             thp: o.mmap_thp,
             direct: o.direct,
-            // fio's default fadvise_hint=1: the access pattern of the job.
-            access: if o.rw.is_random() { MmapAccess::Random } else { MmapAccess::Sequential },
+            // fio's mmap engine: no advice with fadvise_hint=0; otherwise the access pattern of
+            // the job, whatever value the hint has.
+            access: if o.fadvise_hint == "0" {
+                MmapAccess::Normal
+            } else if o.rw.is_random() {
+                MmapAccess::Random
+            } else {
+                MmapAccess::Sequential
+            },
         }),
         "splice" => EngineKind::Splice,
         "falloc" => EngineKind::Falloc,

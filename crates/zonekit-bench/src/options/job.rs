@@ -440,6 +440,20 @@ pub struct JobOptions {
     pub overwrite: bool,
     /// `fallocate`: `none`, `native`, `posix`, `keep`, `truncate` (`0` = none, `1` = posix).
     pub fallocate: String,
+    /// `mem` / `iomem`: where the I/O buffers live (`malloc`, `shm`, `shmhuge`, `mmap`,
+    /// `mmapshared`, `mmaphuge`).
+    pub mem: String,
+    /// The file after `mem=mmap…:` (fio's `mmapfile`).
+    pub mmapfile: Option<String>,
+    /// `iomem_align` / `mem_align`: the buffers start this many bytes past the page.
+    pub iomem_align: u32,
+    /// `hugepage-size`: the huge page size the buffers are rounded up to with `shmhuge` and
+    /// `mmaphuge`.
+    pub hugepage_size: u64,
+    /// `fadvise_hint`: `0` (none), `1` (the job's pattern), `random`, `sequential`.
+    pub fadvise_hint: String,
+    /// `write_hint`: the write-life hint set on each file as it is opened (`None`: not set).
+    pub write_hint: Option<String>,
     /// `unlink`: delete the files when the job ends.
     pub unlink: bool,
     /// `unlink_each_loop`: delete the files after each loop.
@@ -676,6 +690,9 @@ pub struct JobOptions {
     pub significant_figures: u32,
     /// `gtod_reduce`.
     pub gtod_reduce: bool,
+    /// `clocksource` (`gettimeofday`, `clock_gettime`, `cpu`), when set: the run's clock (the
+    /// last job that sets it decides, as fio's global clock source).
+    pub clocksource: Option<String>,
     /// `disable_lat`.
     pub disable_lat: bool,
     /// `disable_clat`.
@@ -912,6 +929,12 @@ impl Default for JobOptions {
             pre_read: false,
             overwrite: false,
             fallocate: "native".to_string(),
+            mem: "malloc".to_string(),
+            mmapfile: None,
+            iomem_align: 0,
+            hugepage_size: 2 << 20,
+            fadvise_hint: "1".to_string(),
+            write_hint: None,
             unlink: false,
             unlink_each_loop: false,
             serialize_overlap: false,
@@ -1017,6 +1040,7 @@ impl Default for JobOptions {
             slat_percentiles: false,
             significant_figures: 4,
             gtod_reduce: false,
+            clocksource: None,
             disable_lat: false,
             disable_clat: false,
             disable_slat: false,

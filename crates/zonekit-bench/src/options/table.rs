@@ -881,14 +881,18 @@ pub static OPTIONS: &[OptionDef] = &[
         .def("roundrobin")
         .parent("nrfiles")
         .apply(special::apply_file_service_type),
-    opt("fallocate", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "" }, Choice { name: "native", canon: "native", help: "" }, Choice { name: "posix", canon: "posix", help: "" }, Choice { name: "keep", canon: "keep", help: "" }, Choice { name: "truncate", canon: "truncate", help: "" }, Choice { name: "0", canon: "none", help: "" }, Choice { name: "1", canon: "posix", help: "" }], postfix: false }, Category::Files, Support::Ignored, "How laid-out files are preallocated; zonekit writes the layout and does not preallocate.")
+    opt("fallocate", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "do not preallocate" }, Choice { name: "native", canon: "native", help: "fallocate(2), failures ignored" }, Choice { name: "posix", canon: "posix", help: "posix_fallocate(3), failures logged" }, Choice { name: "keep", canon: "keep", help: "fallocate(2) with FALLOC_FL_KEEP_SIZE" }, Choice { name: "truncate", canon: "truncate", help: "ftruncate(2) to the size" }, Choice { name: "0", canon: "none", help: "same as none" }, Choice { name: "1", canon: "posix", help: "same as posix" }], postfix: false }, Category::Files, Support::Implemented, "How a file being laid out is preallocated after it is (re)created: `native` fallocate(2) (a failure ignored), `posix` posix_fallocate(3) (a failure logged), `keep` fallocate with FALLOC_FL_KEEP_SIZE and `truncate` ftruncate(2) (a failure is the job's error after its first I/O), `none`.")
         .def("native")
         .apply(|o, v| {
             o.fallocate = v.as_text().to_string();
             Ok(())
         }),
-    opt("fadvise_hint", Kind::Choice { choices: &[Choice { name: "0", canon: "0", help: "" }, Choice { name: "1", canon: "1", help: "" }, Choice { name: "random", canon: "random", help: "" }, Choice { name: "sequential", canon: "sequential", help: "" }], postfix: false }, Category::Files, Support::Ignored, "posix_fadvise hint for the access pattern; not issued.")
-        .def("1"),
+    opt("fadvise_hint", Kind::Choice { choices: &[Choice { name: "0", canon: "0", help: "no advice" }, Choice { name: "1", canon: "1", help: "the job's pattern: random or sequential" }, Choice { name: "random", canon: "random", help: "POSIX_FADV_RANDOM" }, Choice { name: "sequential", canon: "sequential", help: "POSIX_FADV_SEQUENTIAL" }], postfix: false }, Category::Files, Support::Implemented, "posix_fadvise(2) each file over the job's range as it is opened: `1` by the job's pattern (`POSIX_FADV_RANDOM` for random I/O, else `POSIX_FADV_SEQUENTIAL`), `random`, `sequential`, `0` none; the `mmap` engine's madvise follows it too.")
+        .def("1")
+        .apply(|o, v| {
+            o.fadvise_hint = v.as_text().to_string();
+            Ok(())
+        }),
     opt("fsync", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Sync, Support::Implemented, "fsync after every N writes (0: never).")
         .def("0")
         .apply(|o, v| {
@@ -972,14 +976,30 @@ pub static OPTIONS: &[OptionDef] = &[
             o.ramp_time = v.as_time();
             Ok(())
         }),
-    opt("clocksource", Kind::Choice { choices: &[Choice { name: "gettimeofday", canon: "gettimeofday", help: "" }, Choice { name: "clock_gettime", canon: "clock_gettime", help: "" }, Choice { name: "cpu", canon: "cpu", help: "" }], postfix: false }, Category::Stats, Support::Ignored, "Clock used for timing; zonekit always reads the monotonic clock."),
-    opt("mem", Kind::Choice { choices: &[Choice { name: "malloc", canon: "malloc", help: "" }, Choice { name: "shm", canon: "shm", help: "" }, Choice { name: "shmhuge", canon: "shmhuge", help: "" }, Choice { name: "mmap", canon: "mmap", help: "" }, Choice { name: "mmapshared", canon: "mmapshared", help: "" }, Choice { name: "mmaphuge", canon: "mmaphuge", help: "" }, Choice { name: "cudamalloc", canon: "cudamalloc", help: "" }], postfix: true }, Category::Buffers, Support::Ignored, "How I/O buffers are allocated (`malloc`, `shm`, `mmap`, huge pages…); zonekit allocates its own page-aligned buffers.")
+    opt("clocksource", Kind::Choice { choices: &[Choice { name: "gettimeofday", canon: "gettimeofday", help: "microsecond resolution" }, Choice { name: "clock_gettime", canon: "clock_gettime", help: "CLOCK_MONOTONIC" }, Choice { name: "cpu", canon: "cpu", help: "the CPU's time-stamp counter" }], postfix: false }, Category::Stats, Support::Implemented, "The clock the run times I/O with (one for the whole run: the last job that sets it decides): `gettimeofday` (every latency a whole number of microseconds), `clock_gettime` (CLOCK_MONOTONIC), `cpu` (the time-stamp counter, or CLOCK_MONOTONIC where it is not reliable; zonekit's choice when unset, as fio's).")
+        .apply(|o, v| {
+            o.clocksource = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("mem", Kind::Choice { choices: &[Choice { name: "malloc", canon: "malloc", help: "the heap" }, Choice { name: "shm", canon: "shm", help: "a System V shared memory segment" }, Choice { name: "shmhuge", canon: "shmhuge", help: "a shared memory segment of huge pages" }, Choice { name: "mmap", canon: "mmap", help: "an anonymous map, or `mmap:FILE` a private map of FILE" }, Choice { name: "mmapshared", canon: "mmapshared", help: "as mmap; `mmapshared:FILE` a shared map of FILE" }, Choice { name: "mmaphuge", canon: "mmaphuge", help: "a map of huge pages (`mmaphuge:FILE` on hugetlbfs)" }], postfix: true }, Category::Buffers, Support::Implemented, "Where the I/O buffers live: `malloc` (the heap), `shm`/`shmhuge` (shmget+shmat, huge pages with `shmhuge`), `mmap`/`mmapshared`/`mmaphuge` (an anonymous map, MAP_HUGETLB with `mmaphuge`; `:FILE` maps FILE). A failed allocation fails the job with fio's error (`func=mmap`, `func=shmget`…); `cudamalloc` is refused, as by fio built without CUDA.")
         .alias(&["iomem"])
-        .def("malloc"),
-    opt("iomem_align", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Ignored, "Alignment of I/O buffers in memory; zonekit aligns them to the page.")
+        .def("malloc")
+        .apply(|o, v| {
+            if let Value::Choice(name, postfix) = v {
+                o.mem = (*name).to_string();
+                // fio's str_mem_cb: only the map kinds read a file name after the colon.
+                o.mmapfile = postfix.clone().filter(|_| name.starts_with("mmap"));
+            }
+            Ok(())
+        }),
+    opt("iomem_align", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Implemented, "Start every I/O buffer this many bytes past a page boundary (0: page-aligned). With `direct=1` an offset the device's DMA alignment refuses fails the first I/O with EINVAL, as in fio.")
         .alias(&["mem_align"])
         .def("0")
-        .parent("iomem"),
+        .parent("iomem")
+        .apply(|o, v| {
+            o.iomem_align = v.as_u32();
+            Ok(())
+        }),
     opt("verify", Kind::Choice { choices: &[Choice { name: "0", canon: "0", help: "" }, Choice { name: "md5", canon: "md5", help: "" }, Choice { name: "crc64", canon: "crc64", help: "" }, Choice { name: "crc32", canon: "crc32", help: "" }, Choice { name: "crc32c-intel", canon: "crc32c-intel", help: "" }, Choice { name: "crc32c", canon: "crc32c", help: "" }, Choice { name: "crc16", canon: "crc16", help: "" }, Choice { name: "crc7", canon: "crc7", help: "" }, Choice { name: "sha1", canon: "sha1", help: "" }, Choice { name: "sha256", canon: "sha256", help: "" }, Choice { name: "sha512", canon: "sha512", help: "" }, Choice { name: "sha3-224", canon: "sha3-224", help: "" }, Choice { name: "sha3-256", canon: "sha3-256", help: "" }, Choice { name: "sha3-384", canon: "sha3-384", help: "" }, Choice { name: "sha3-512", canon: "sha3-512", help: "" }, Choice { name: "xxhash", canon: "xxhash", help: "" }, Choice { name: "meta", canon: "meta", help: "" }, Choice { name: "pattern", canon: "pattern", help: "" }, Choice { name: "null", canon: "null", help: "" }], postfix: false }, Category::Verify, Support::Implemented, "Check written data with this method (`md5`, `crc32c`, `pattern`…); `0` is off. Written blocks carry fio's verify header, so data written by fio verifies here and the reverse.")
         .def("0")
         .apply(|o, v| {
@@ -1394,14 +1414,18 @@ pub static OPTIONS: &[OptionDef] = &[
             o.sync = v.as_text().to_string();
             Ok(())
         }),
-    opt("write_hint", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "" }, Choice { name: "short", canon: "short", help: "" }, Choice { name: "medium", canon: "medium", help: "" }, Choice { name: "long", canon: "long", help: "" }, Choice { name: "extreme", canon: "extreme", help: "" }], postfix: false }, Category::Files, Support::Ignored, "Write-life hint for the kernel; not set by zonekit."),
-    opt("create_serialize", Kind::Bool, Category::Files, Support::Ignored, "Lay out files one job at a time (must stay on with `zonemode=zbd`).")
+    opt("write_hint", Kind::Choice { choices: &[Choice { name: "none", canon: "none", help: "RWH_WRITE_LIFE_NONE" }, Choice { name: "short", canon: "short", help: "RWH_WRITE_LIFE_SHORT" }, Choice { name: "medium", canon: "medium", help: "RWH_WRITE_LIFE_MEDIUM" }, Choice { name: "long", canon: "long", help: "RWH_WRITE_LIFE_LONG" }, Choice { name: "extreme", canon: "extreme", help: "RWH_WRITE_LIFE_EXTREME" }], postfix: false }, Category::Files, Support::Implemented, "Set each file's write-life hint as it is opened: fcntl F_SET_RW_HINT (buffered) or F_SET_FILE_RW_HINT (`direct=1`, which Linux 5.17 and later refuse: the job fails with `fcntl write hint`, as fio's).")
+        .apply(|o, v| {
+            o.write_hint = Some(v.as_text().to_string());
+            Ok(())
+        }),
+    opt("create_serialize", Kind::Bool, Category::Files, Support::Implemented, "Lay out every job's files before any job starts, one job at a time (`1`); `0`: each job lays out its own as it starts (after its `startdelay`), while others run. Must stay on with `zonemode=zbd`.")
         .def("1")
         .apply(|o, v| {
             o.create_serialize = v.as_bool();
             Ok(())
         }),
-    opt("create_fsync", Kind::Bool, Category::Files, Support::Ignored, "fsync files after laying them out.")
+    opt("create_fsync", Kind::Bool, Category::Files, Support::Implemented, "fsync(2) a file once it is written out (a job that reads, or writes with `overwrite`); `0`: no fsync.")
         .def("1")
         .apply(|o, v| {
             o.create_fsync = v.as_bool();
@@ -1754,34 +1778,45 @@ pub static OPTIONS: &[OptionDef] = &[
             o.disk_util = v.as_bool();
             Ok(())
         }),
-    opt("gtod_reduce", Kind::Bool, Category::Stats, Support::Ignored, "fio's switch to read the clock less; zonekit's clock reads are cheap, so statistics stay on.")
+    opt("gtod_reduce", Kind::Bool, Category::Stats, Support::Implemented, "`1` sets `disable_lat`, `disable_clat`, `disable_slat`, `disable_bw_measurement` and turns the latency percentiles off (options after it can turn one on again): the report keeps bandwidth and IOPS only.")
         .def("0")
         .apply(|o, v| {
             o.gtod_reduce = v.as_bool();
+            // fio's str_gtod_reduce_cb: `1` turns every measurement below off (options after it
+            // may turn one on again); `0` changes nothing.
+            if o.gtod_reduce {
+                o.disable_lat = true;
+                o.disable_clat = true;
+                o.disable_slat = true;
+                o.disable_bw_measurement = true;
+                o.clat_percentiles = false;
+                o.lat_percentiles = false;
+                o.slat_percentiles = false;
+            }
             Ok(())
         }),
-    opt("disable_lat", Kind::Bool, Category::Stats, Support::Ignored, "Skip total latency; zonekit still measures it.")
+    opt("disable_lat", Kind::Bool, Category::Stats, Support::Implemented, "Leave total latency out (`lat`, its percentiles and log).")
         .def("0")
         .parent("gtod_reduce")
         .apply(|o, v| {
             o.disable_lat = v.as_bool();
             Ok(())
         }),
-    opt("disable_clat", Kind::Bool, Category::Stats, Support::Ignored, "Skip completion latency; zonekit still measures it.")
+    opt("disable_clat", Kind::Bool, Category::Stats, Support::Implemented, "Leave completion latency out (`clat`, its percentiles and log, the `lat (usec)` buckets, sync latencies).")
         .def("0")
         .parent("gtod_reduce")
         .apply(|o, v| {
             o.disable_clat = v.as_bool();
             Ok(())
         }),
-    opt("disable_slat", Kind::Bool, Category::Stats, Support::Ignored, "Skip submission latency; zonekit still measures it.")
+    opt("disable_slat", Kind::Bool, Category::Stats, Support::Implemented, "Leave submission latency out (`slat`, its percentiles and log).")
         .def("0")
         .parent("gtod_reduce")
         .apply(|o, v| {
             o.disable_slat = v.as_bool();
             Ok(())
         }),
-    opt("disable_bw_measurement", Kind::Bool, Category::Stats, Support::Ignored, "Skip bandwidth samples; zonekit still takes them.")
+    opt("disable_bw_measurement", Kind::Bool, Category::Stats, Support::Implemented, "Take no per-I/O bandwidth samples (a `write_bw_log` without `log_avg_msec` stays empty); the periodic samples of the `bw` line are taken all the same, as in fio 3.33. With `disable_clat` and `disable_slat` too, no per-I/O IOPS samples either.")
         .alias(&["disable_bw"])
         .def("0")
         .parent("gtod_reduce")
@@ -1837,8 +1872,12 @@ pub static OPTIONS: &[OptionDef] = &[
             o.unit_base = v.as_text().parse().unwrap_or(0);
             Ok(())
         }),
-    opt("hugepage-size", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Ignored, "Huge page size for `mem=shmhuge`/`mmaphuge`.")
-        .def("2097152"),
+    opt("hugepage-size", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Buffers, Support::Implemented, "Huge page size for `mem=shmhuge`/`mmaphuge`: the buffer area is rounded up to a multiple of it.")
+        .def("2097152")
+        .apply(|o, v| {
+            o.hugepage_size = v.as_int().max(0) as u64;
+            Ok(())
+        }),
     opt("flow_id", Kind::Int { min: 0, max: u32::MAX as i64 }, Category::Rate, Support::Implemented, "Flow group of `flow`; has effect only with `flow`.")
         .def("0")
         .apply(|o, v| {

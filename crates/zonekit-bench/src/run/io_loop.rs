@@ -165,6 +165,10 @@ pub struct LoopConfig {
     pub sync_file_range_flags: u32,
     /// `serialize_overlap`: an I/O that overlaps one in flight waits until that completes.
     pub serialize_overlap: bool,
+    /// An error the job's setup recorded without failing (fio's `td_verror` in
+    /// `fallocate_file`): as in fio's `do_io`, which checks the job's error once an I/O is
+    /// queued, the job issues one I/O and then ends with this error.
+    pub setup_error: Option<(i32, String)>,
 }
 
 /// How the loop ended.
@@ -1156,6 +1160,10 @@ pub struct JobLoop<'a, C: Clock> {
     plain: bool,
     /// The workload's pass the trace last saw.
     pass: u32,
+    /// [`LoopConfig::setup_error`], until the first I/O is taken.
+    setup_error: Option<(i32, String)>,
+    /// Whether an I/O was taken (for `setup_error`).
+    took_one: bool,
 }
 
 impl<'a, C: Clock> JobLoop<'a, C> {
@@ -1254,6 +1262,8 @@ impl<'a, C: Clock> JobLoop<'a, C> {
             busy_prio: None,
             pass_seen: 0,
             plain: false,
+            setup_error: None,
+            took_one: false,
             pass: 0,
         }
     }
@@ -1293,7 +1303,9 @@ impl<'a, C: Clock> JobLoop<'a, C> {
                 self.core.trace_open = None;
             }
         }
+        self.setup_error = self.core.cfg.setup_error.take();
         self.plain = !self.core.has_zones
+            && self.setup_error.is_none()
             && !self.core.paced
             && self.core.verify.is_none()
             && self.workload.spec().replay.is_none()
@@ -1513,6 +1525,13 @@ impl<'a, C: Clock> JobLoop<'a, C> {
     async fn next_io(&mut self) -> Option<Issue> {
         if self.plain {
             return self.next_io_plain();
+        }
+        if self.setup_error.is_some() {
+            if self.took_one {
+                self.core.error = self.setup_error.take();
+                return None;
+            }
+            self.took_one = true;
         }
         let issue = self.next_io_inner().await?;
         match &self.core.verify {
@@ -2476,6 +2495,7 @@ mod tests {
             file_locks: Vec::new(),
             sync_file_range_flags: 0,
             serialize_overlap: false,
+            setup_error: None,
         }
     }
 

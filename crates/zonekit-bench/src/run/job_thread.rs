@@ -137,6 +137,11 @@ pub struct Prepared {
     file_hash: crate::run::job_trace::FileHash,
     /// Lines fio prints on standard error while it sets the job up (`log_err`).
     log: Vec<String>,
+    /// An error the setup recorded without failing (fio's `td_verror` in `fallocate_file`): the
+    /// job runs its first I/O, then ends with it.
+    setup_error: Option<(i32, String)>,
+    /// `create_serialize=0`: the job lays its files out itself, in its thread, as it starts.
+    deferred_layout: bool,
 }
 
 impl Prepared {
@@ -545,85 +550,13 @@ fn prepare(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<Prepared,
         .iter()
         .map(|f| !sizing::diskless(&opts) && (f.is_block || std::fs::metadata(&f.path).is_ok_and(|m| m.is_file())))
         .collect();
-    // Lay out missing or short files (fio's extend_file); clones sharing a file find it laid
-    // out by the first, since setups run one after the other (fio's create_serialize).
-    let to_lay: Vec<&PlannedFile> = files
-        .iter()
-        .filter(|f| f.layout && std::fs::metadata(&f.path).map_or(true, |m| m.len() < f.range.size))
-        .collect();
-    let mut log = Vec::new();
-    if !to_lay.is_empty() && opts.readonly {
-        // fio's extend_file under --readonly: the line, then nothing is created or extended (a
-        // missing file fails the job when it is opened, a short one is read as it is).
-        let total: u64 = to_lay.iter().map(|f| f.range.size).sum();
-        note(&layout_line(&opts.name, to_lay.len(), total));
-        log.extend(to_lay.iter().map(|_| "zonekit: refusing extend of file due to read-only".to_string()));
-    } else if !to_lay.is_empty() {
-        let total: u64 = to_lay.iter().map(|f| f.range.size).sum();
-        note(&layout_line(&opts.name, to_lay.len(), total));
-        let mut spec = LayoutSpec::for_job(
-            opts.rw.reads(),
-            opts.rw.writes(),
-            opts.overwrite,
-            opts.file_append,
-            sizing::max_block_size(&opts) as usize,
-        );
-        spec.allow_create = opts.allow_file_create;
-        spec.fsync = opts.create_fsync;
-        if opts.fill_device {
-            // fio's fallocate_file does nothing for fill_device: the size is "until full".
-            spec.prealloc = zonekit_blk::file::Prealloc::None;
-        }
-        // fio's extend_file fills each block as a write buffer (fill_io_buffer).
-        let content = crate::run::buffers::BufferContent::of(&opts, files.iter().map(|f| f.range.len).sum());
-        let mut bufs = crate::run::buffers::BufferGen::new(&content, seed ^ 0x1a7);
-        for f in to_lay {
-            let old_len = std::fs::metadata(&f.path).map_or(0, |m| m.len());
-            trace_layout(&t, &opts, &spec, &f.path, f.range.size);
-            let mut fill = |buf: &mut [u8]| {
-                bufs.fill(buf, buf.len() as u64);
-                crate::sys::received().is_none()
-            };
-            if let Some(parent) = f.path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                // fio creates missing directories on the way (mode 0700).
-                let _ = std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
-                    .create(parent);
-            }
-            if let Err(e) = file::lay_out_file(&f.path, f.range.size, &spec, &mut fill) {
-                if opts.fill_device && matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT)) {
-                    // fio's extend_file: with fill_device a full device ends the layout.
-                    continue;
-                }
-                if !spec.allow_create && e.kind() == std::io::ErrorKind::NotFound {
-                    return Err(Box::new(fail(
-                        &run,
-                        started,
-                        errno_of(&e),
-                        "file creation disallowed by allow_file_create=0".into(),
-                    )));
-                }
-                return Err(Box::new(fail(
-                    &run,
-                    started,
-                    errno_of(&e),
-                    format!("{}: laying out the file: {}", f.path.display(), os(&e)),
-                )));
-            }
-            // fio drops the laid-out range from the page cache (`__file_invalidate_cache`).
-            let (off, len) =
-                if opts.fill_device { (f.range.offset, f.range.len) } else { (old_len, f.range.size - old_len) };
-            dprint!(t, Class::Io, "declare unneeded cache {}: {off}/{len}", f.path.display());
-        }
-    }
-
-    if opts.fill_device && !opts.rw.writes() {
-        // fio's extend_file: a job that only reads works on what the layout could write.
-        for f in files.iter_mut().filter(|f| !f.is_block) {
-            if let Ok(m) = std::fs::metadata(&f.path) {
-                f.range.size = f.range.size.min(m.len());
-                f.range.len = f.range.len.min(m.len().saturating_sub(f.range.offset));
-            }
-        }
+    // Lay out missing or short files (fio's extend_file): here, one job after the other, so that
+    // clones sharing a file find it laid out by the first (fio's create_serialize); with
+    // create_serialize=0 in the job's thread as it starts.
+    let mut layout = Layout { setup_error: None, setup_log: Vec::new() };
+    let deferred_layout = !opts.create_serialize;
+    if !deferred_layout {
+        layout = lay_out(&run, &opts, &mut files, seed, &t, note, started)?;
     }
 
     // fio's zbd_setup_files: the checks over every job set up so far, zone alignment, limits.
@@ -676,14 +609,136 @@ fn prepare(run: JobRun, ctx: &mut SetupCtx, note: &NoteSink) -> Result<Prepared,
         trace: t,
         known,
         file_hash: ctx.file_hash.clone(),
-        log,
+        log: layout.setup_log,
+        setup_error: layout.setup_error,
+        deferred_layout,
     })
 }
 
-/// fio's `extend_file` lines for `path`, laid out to `size`: the unlink, the open (`O_WRONLY`,
-/// `O_CREAT`, `O_TRUNC` for a new layout, in hex), the space reservation (`fallocate=`), the
-/// truncation of a new layout.
-fn trace_layout(t: &Tracer, opts: &JobOptions, spec: &LayoutSpec, path: &std::path::Path, size: u64) {
+/// What laying out a job's files left for the job: an error recorded without failing the
+/// setup, and lines to log (see [`Prepared`]).
+struct Layout {
+    setup_error: Option<(i32, String)>,
+    setup_log: Vec<String>,
+}
+
+/// Lay out a job's missing or short files (fio's `setup_files` → `extend_file`), with fio's
+/// `Laying out IO file` line. `started` is when the job's setup started (for a failure).
+#[allow(clippy::too_many_arguments)]
+fn lay_out(
+    run: &JobRun,
+    opts: &JobOptions,
+    files: &mut [PlannedFile],
+    seed: u64,
+    t: &Tracer,
+    note: &NoteSink,
+    started: SystemTime,
+) -> Result<Layout, Box<JobOutcome>> {
+    let mut setup_error = None;
+    let mut setup_log = Vec::new();
+    let to_lay: Vec<&PlannedFile> = files
+        .iter()
+        .filter(|f| f.layout && std::fs::metadata(&f.path).map_or(true, |m| m.len() < f.range.size))
+        .collect();
+    if !to_lay.is_empty() && opts.readonly {
+        // fio's extend_file under --readonly: the line, then nothing is created or extended (a
+        // missing file fails the job when it is opened, a short one is read as it is).
+        let total: u64 = to_lay.iter().map(|f| f.range.size).sum();
+        note(&layout_line(&opts.name, to_lay.len(), total));
+        setup_log.extend(to_lay.iter().map(|_| "zonekit: refusing extend of file due to read-only".to_string()));
+    } else if !to_lay.is_empty() {
+        let total: u64 = to_lay.iter().map(|f| f.range.size).sum();
+        note(&layout_line(&opts.name, to_lay.len(), total));
+        let mut spec = LayoutSpec::for_job(
+            opts.rw.reads(),
+            opts.rw.writes(),
+            opts.overwrite,
+            opts.file_append,
+            sizing::max_block_size(opts) as usize,
+        );
+        spec.allow_create = opts.allow_file_create;
+        spec.fsync = opts.create_fsync;
+        spec.prealloc = file::Prealloc::from_fio(&opts.fallocate).unwrap_or_default();
+        if opts.fill_device {
+            // fio's fallocate_file does nothing for fill_device: the size is "until full".
+            spec.prealloc = zonekit_blk::file::Prealloc::None;
+        }
+        // fio's extend_file fills each block as a write buffer (fill_io_buffer).
+        let content = crate::run::buffers::BufferContent::of(opts, files.iter().map(|f| f.range.len).sum());
+        let mut bufs = crate::run::buffers::BufferGen::new(&content, seed ^ 0x1a7);
+        for f in to_lay {
+            let old_len = std::fs::metadata(&f.path).map_or(0, |m| m.len());
+            trace_layout_open(t, &spec, &f.path);
+            let mut fill = |buf: &mut [u8]| {
+                bufs.fill(buf, buf.len() as u64);
+                crate::sys::received().is_none()
+            };
+            if let Some(parent) = f.path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                // fio creates missing directories on the way (mode 0700).
+                let _ = std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+                    .create(parent);
+            }
+            let laid = match file::lay_out_file(&f.path, f.range.size, &spec, &mut fill) {
+                Ok(l) => l,
+                Err(e) => {
+                    if opts.fill_device && matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT)) {
+                        // fio's extend_file: with fill_device a full device ends the layout.
+                        continue;
+                    }
+                    if !spec.allow_create && e.kind() == std::io::ErrorKind::NotFound {
+                        return Err(Box::new(fail(
+                            run,
+                            started,
+                            errno_of(&e),
+                            "file creation disallowed by allow_file_create=0".into(),
+                        )));
+                    }
+                    return Err(Box::new(fail(
+                        run,
+                        started,
+                        errno_of(&e),
+                        format!("{}: laying out the file: {}", f.path.display(), os(&e)),
+                    )));
+                }
+            };
+            trace_layout_done(t, &spec, &f.path, f.range.size, opts.fill_device, &laid.prealloc);
+            // fio's fallocate_file: a failed `native` reservation is ignored, a failed `posix`
+            // one logged, a failed `keep` or `truncate` one recorded as the job's error (the
+            // layout goes on; the job runs its first I/O, then ends with the error).
+            if let Err(e) = &laid.prealloc {
+                match spec.prealloc {
+                    file::Prealloc::Posix => setup_log.push(format!("zonekit: posix_fallocate fails: {}", strerror(e))),
+                    file::Prealloc::Keep => {
+                        setup_error.get_or_insert((errno_of(e), "file:filesetup.c:93, func=fallocate".into()));
+                    }
+                    file::Prealloc::Truncate => {
+                        setup_error.get_or_insert((errno_of(e), "file:filesetup.c:106, func=ftruncate".into()));
+                    }
+                    file::Prealloc::None | file::Prealloc::Native => {}
+                }
+            }
+            // fio drops the laid-out range from the page cache (`__file_invalidate_cache`).
+            let (off, len) =
+                if opts.fill_device { (f.range.offset, f.range.len) } else { (old_len, f.range.size - old_len) };
+            dprint!(t, Class::Io, "declare unneeded cache {}: {off}/{len}", f.path.display());
+        }
+    }
+
+    if opts.fill_device && !opts.rw.writes() {
+        // fio's extend_file: a job that only reads works on what the layout could write.
+        for f in files.iter_mut().filter(|f| !f.is_block) {
+            if let Ok(m) = std::fs::metadata(&f.path) {
+                f.range.size = f.range.size.min(m.len());
+                f.range.len = f.range.len.min(m.len().saturating_sub(f.range.offset));
+            }
+        }
+    }
+    Ok(Layout { setup_error, setup_log })
+}
+
+/// fio's `extend_file` lines for `path` before it is laid out: the unlink, the open (`O_WRONLY`,
+/// `O_CREAT`, `O_TRUNC` for a new layout, in hex).
+fn trace_layout_open(t: &Tracer, spec: &LayoutSpec, path: &std::path::Path) {
     if !t.on(Class::File) {
         return;
     }
@@ -693,18 +748,130 @@ fn trace_layout(t: &Tracer, opts: &JobOptions, spec: &LayoutSpec, path: &std::pa
     }
     let flags = 0x1 | if spec.allow_create { 0x40 } else { 0 } | if spec.write_out { 0x200 } else { 0 };
     t.print(Class::File, &format!("open file {name}, flags {flags:x}"));
-    if !opts.fill_device {
-        match opts.fallocate.as_str() {
-            "none" | "0" => {}
-            "posix" | "1" => t.print(Class::File, &format!("posix_fallocate file {name} size {size}")),
-            "keep" => t.print(Class::File, &format!("fallocate(FALLOC_FL_KEEP_SIZE) file {name} size {size}")),
-            "truncate" => t.print(Class::File, &format!("ftruncate file {name} size {size}")),
-            _ => t.print(Class::File, &format!("native fallocate of file {name} size {size} was successful")),
+}
+
+/// fio's `extend_file` lines for `path` once laid out to `size`: the space reservation
+/// (`fallocate=`, with its outcome for `native`), the truncation of a new layout.
+fn trace_layout_done(
+    t: &Tracer,
+    spec: &LayoutSpec,
+    path: &std::path::Path,
+    size: u64,
+    fill_device: bool,
+    prealloc: &std::io::Result<()>,
+) {
+    if !t.on(Class::File) {
+        return;
+    }
+    let name = path.display();
+    match spec.prealloc {
+        file::Prealloc::None => {}
+        file::Prealloc::Posix => t.print(Class::File, &format!("posix_fallocate file {name} size {size}")),
+        file::Prealloc::Keep => {
+            t.print(Class::File, &format!("fallocate(FALLOC_FL_KEEP_SIZE) file {name} size {size}"));
+        }
+        file::Prealloc::Truncate => t.print(Class::File, &format!("ftruncate file {name} size {size}")),
+        file::Prealloc::Native => {
+            let un = if prealloc.is_ok() { "" } else { "un" };
+            t.print(Class::File, &format!("native fallocate of file {name} size {size} was {un}successful"));
+            if prealloc.as_ref().is_err_and(|e| e.raw_os_error() == Some(libc::ENOSYS)) {
+                t.print(Class::File, "native fallocate is not implemented");
+            }
         }
     }
-    if spec.write_out && !opts.fill_device {
+    // fill_device's size is "until full": fio truncates nothing then.
+    if spec.write_out && !fill_device {
         t.print(Class::File, &format!("truncate file {name}, size {size}"));
     }
+}
+
+/// The C library's text of an OS error (`File too large`), as fio's `strerror` prints it.
+fn strerror(e: &std::io::Error) -> String {
+    match e.raw_os_error().and_then(|n| zonekit_core::Errno(n).description()) {
+        Some(d) => d.to_string(),
+        None => e.to_string(),
+    }
+}
+
+/// What fio's `td_io_open_file` does once the engine opened file `f` (as `h`): drop its cached
+/// pages over the job's range (`invalidate`), announce the job's access pattern over it
+/// (`fadvise_hint`: `posix_fadvise`, a failure ignored), set the write-life hint
+/// (`write_hint`: its failure fails the job with fio's `fcntl write hint`).
+fn after_open(opts: &JobOptions, h: &File, f: &PlannedFile) -> Result<(), (i32, String)> {
+    if opts.invalidate {
+        let _ = file::invalidate_cache(h, f.range.offset, f.range.len);
+    }
+    let advice = match opts.fadvise_hint.as_str() {
+        "0" => None,
+        "random" => Some(file::FileAdvice::Random),
+        "sequential" => Some(file::FileAdvice::Sequential),
+        _ if opts.rw.is_random() => Some(file::FileAdvice::Random),
+        _ => Some(file::FileAdvice::Sequential),
+    };
+    if let Some(a) = advice {
+        // fio warns once ("fadvise hint failed") when the call returns -1, which glibc's
+        // posix_fadvise never does (it returns the error): nothing is printed.
+        let _ = file::advise(h, f.range.offset, f.range.len, a);
+    }
+    if let Some(hint) = opts.write_hint.as_deref().and_then(file::WriteHint::from_fio)
+        && let Err(e) = file::set_write_hint(h, hint, opts.direct)
+    {
+        return Err((errno_of(&e), "file:ioengines.c:596, func=fcntl write hint".into()));
+    }
+    Ok(())
+}
+
+/// Where a job's I/O buffers live (fio's `mem=`, `hugepage-size`).
+fn buffer_memory(opts: &JobOptions) -> zonekit_blk::BufferMemory {
+    use zonekit_blk::BufferMemory;
+    let huge = (opts.hugepage_size > 0).then_some(usize::try_from(opts.hugepage_size).unwrap_or(usize::MAX));
+    let file = opts.mmapfile.as_ref().map(std::path::PathBuf::from);
+    match opts.mem.as_str() {
+        "shm" => BufferMemory::Shm { huge_page: None },
+        "shmhuge" => BufferMemory::Shm { huge_page: huge },
+        "mmap" => BufferMemory::Mmap { file, shared: false, huge_page: None },
+        "mmapshared" => BufferMemory::Mmap { file, shared: true, huge_page: None },
+        "mmaphuge" => BufferMemory::Mmap { shared: file.is_some(), file, huge_page: huge },
+        _ => BufferMemory::Heap,
+    }
+}
+
+/// fio's `td_verror` text of a failed buffer allocation (`memory.c`): the call that failed, or
+/// `iomem allocation` for the heap.
+fn buffer_verror(call: &str) -> String {
+    let line = match call {
+        "shmget" => 78,
+        "shmat" => 101,
+        "open mmap file" => 146,
+        "truncate mmap file" => 153,
+        "mmap" => 170,
+        _ => return "file:memory.c:332, func=iomem allocation".into(),
+    };
+    format!("file:memory.c:{line}, func={call}")
+}
+
+/// fio's advice after `shmget` fails (`alloc_mem_shm`).
+fn buffer_advice(opts: &JobOptions, call: &str, errno: i32) -> Vec<String> {
+    let mut out = Vec::new();
+    if call != "shmget" {
+        return out;
+    }
+    if !crate::sys::is_root() && matches!(errno, libc::ENOMEM | libc::EPERM) {
+        out.push("zonekit: you may need to run this job as root".into());
+    }
+    if opts.mem == "shmhuge" {
+        match errno {
+            libc::EINVAL => {
+                out.push("zonekit: check that you have free huge pages and that hugepage-size is correct.".into());
+            }
+            libc::ENOSYS => out.push("zonekit: your system does not appear to support huge pages.".into()),
+            libc::ENOMEM => {
+                out.push("zonekit: no huge pages available, do you need to allocate some? See HOWTO.".into())
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// How a job opens its files (fio's `generic_open_file`).
@@ -747,7 +914,9 @@ fn reopen_unlinked(
     for f in files {
         let fd = file::open_job_file(&f.path, &ospec).map_err(|e| (errno_of(&e), open_verror(&f.path)))?;
         if let Ok(dup) = fd.try_clone() {
-            handles.push(File::from(dup));
+            let h = File::from(dup);
+            after_open(opts, &h, f)?;
+            handles.push(h);
         }
         fds.push(fd);
     }
@@ -778,6 +947,8 @@ fn file_engine(
         depth,
         buffer_size: sizing::max_block_size(opts) as usize,
         buffer_align: 4096,
+        buffer_offset: opts.iomem_align as usize,
+        buffer_memory: buffer_memory(opts),
         files,
         clock: real,
     };
@@ -966,8 +1137,10 @@ pub fn check_writable(path: &std::path::Path) -> std::io::Result<()> {
 pub fn run_job(run: JobRun, terminate: Arc<AtomicBool>, progress: Arc<Progress>, note: NoteSink) -> JobOutcome {
     zonekit_blk::clock::calibrate();
     let mut ctx = SetupCtx::default();
+    let source = run.opts.clocksource.as_deref().and_then(zonekit_blk::clock::ClockSource::from_fio);
+    let clock = RealClock::with_source(std::time::Instant::now(), source.unwrap_or_default());
     match prepare_job(run, &mut ctx, &note) {
-        Ok(p) => crate::run::executor::block_on(run_prepared(p, RealClock::new(), terminate, progress, note)),
+        Ok(p) => crate::run::executor::block_on(run_prepared(p, clock, terminate, progress, note)),
         Err(o) => *o,
     }
 }
@@ -1013,8 +1186,11 @@ async fn run_clone<C: Clock>(
         trace,
         known,
         file_hash,
+        setup_error,
+        deferred_layout,
         ..
     } = p;
+    let (mut files, mut setup_error, mut setup_log) = (files, setup_error, Vec::new());
     let tid = crate::sys::gettid();
     let mut jt = trace
         .any()
@@ -1029,13 +1205,16 @@ async fn run_clone<C: Clock>(
     };
     let started = SystemTime::now();
     progress.pid.store(u64::from(crate::sys::gettid()), Ordering::Relaxed);
-    if opts.create_only {
-        // fio's setup_files marks the job done once its files are laid out: no I/O, no report
-        // block (the job's numbers stay zero).
+    // fio's setup_files marks a create_only job done once its files are laid out: no I/O, no
+    // report block (the job's numbers stay zero).
+    let created_only = |files: &[PlannedFile]| {
         let mut o = fail(&run, started, 0, String::new());
         o.error = None;
         o.files = files.iter().map(|f| f.path.clone()).collect();
-        return o;
+        o
+    };
+    if opts.create_only && !deferred_layout {
+        return created_only(&files);
     }
     let on_devices = devices.iter().any(Option::is_some);
     // Engines over the kernel stamp completions with the real clock, on `clock`'s time base (a
@@ -1111,6 +1290,21 @@ async fn run_clone<C: Clock>(
         }
     }
 
+    // create_serialize=0: the job's thread lays its files out once it is placed and its I/O
+    // scheduler set (fio's thread_main calls setup_files there), while other jobs may be running.
+    if deferred_layout {
+        match lay_out(&run, &opts, &mut files, seed, &trace, &note, started) {
+            Ok(l) => {
+                setup_error = l.setup_error;
+                setup_log = l.setup_log;
+            }
+            Err(o) => return *o,
+        }
+        if opts.create_only {
+            return created_only(&files);
+        }
+    }
+
     // fio's thread_main runs exec_prerun once the files are laid out; when it fails the job
     // ends there: no I/O, no error, no exec_postrun.
     if let Some(cmd) = &opts.exec_prerun
@@ -1162,6 +1356,8 @@ async fn run_clone<C: Clock>(
             sync,
             clock: clock.clone(),
             scsi: engines::scsi_options(&opts),
+            buffer_offset: opts.iomem_align as usize,
+            buffer_memory: buffer_memory(&opts),
         };
         // A clone outside a planned run (no shared queue) gets a queue of its own per device.
         let queues: Vec<Arc<DeviceQueue>> = devices
@@ -1204,7 +1400,14 @@ async fn run_clone<C: Clock>(
                 match file::open_job_file(&f.path, &ospec) {
                     Ok(fd) => {
                         if let Ok(dup) = fd.try_clone() {
-                            handles.push(File::from(dup));
+                            let h = File::from(dup);
+                            if let Err((errno, msg)) = after_open(&opts, &h, f) {
+                                // The job had its files (fio reports their disks).
+                                let mut o = fail(&run, started, errno, msg);
+                                o.files = files.iter().map(|f| f.path.clone()).collect();
+                                return o;
+                            }
+                            handles.push(h);
                         }
                         fds.push(fd);
                     }
@@ -1219,11 +1422,6 @@ async fn run_clone<C: Clock>(
                         }
                         return o;
                     }
-                }
-            }
-            if opts.invalidate {
-                for (h, f) in handles.iter().zip(&files) {
-                    let _ = file::invalidate_cache(h, f.range.offset, f.range.len);
                 }
             }
             if opts.pre_read {
@@ -1278,6 +1476,14 @@ async fn run_clone<C: Clock>(
     };
     let mut engine = match engine {
         Ok(e) => e,
+        Err(zonekit_blk::EngineError::Buffers { source, .. }) => {
+            // fio's allocate_io_mem failing: its td_verror, its advice for shared memory.
+            let errno = errno_of(&source.source);
+            let mut o = fail(&run, started, errno, buffer_verror(source.call));
+            o.log = buffer_advice(&opts, source.call, errno);
+            o.files = files.iter().map(|f| f.path.clone()).collect();
+            return o;
+        }
         Err(e) => return fail(&run, started, e.errno(), e.to_string()),
     };
 
@@ -1322,6 +1528,7 @@ async fn run_clone<C: Clock>(
         loop_cfg.content.peers = Some((run.seeds.clone(), run.thread_number - 1));
     }
     loop_cfg.job_id = run.thread_number - 1;
+    loop_cfg.setup_error = setup_error;
     loop_cfg.host_io_ns = host_io_ns;
     loop_cfg.pacing.flow = flow.map(|f| (f, opts.pacing.flow));
     loop_cfg.file_locks = locks;
@@ -1362,7 +1569,7 @@ async fn run_clone<C: Clock>(
     }
     let rounds = if per_loop || unlink_rounds { opts.loops.max(1) } else { 1 };
     let mut phase_runtime: Option<(u64, u64)> = None;
-    let mut log: Vec<String> = Vec::new();
+    let mut log: Vec<String> = setup_log;
     let mut epoch: Option<u64> = None;
     // When the job's runtime ends, once its first loop has run: the end of its ramp as noticed
     // plus `runtime` (fio's `runtime_exceeded` counts from the reset `td->epoch` in every phase).
@@ -1423,6 +1630,8 @@ async fn run_clone<C: Clock>(
                 clock.clone(),
                 zones.clone(),
             );
+            // The setup's error ends the first loop (fio's thread ends with it).
+            loop_cfg.setup_error = None;
             let lp = match epoch {
                 Some(e) => lp.continue_from(e),
                 None => lp,

@@ -60,6 +60,21 @@ fn ddir(d: Dir) -> u32 {
     }
 }
 
+/// fio's allocation of a job's buffer area, as its `mem` class traces it.
+#[derive(Debug, Clone)]
+struct MemTrace {
+    /// `mem=`: `malloc`, `shm`, `shmhuge`, `mmap`, `mmapshared`, `mmaphuge`.
+    kind: String,
+    /// `mmap…:FILE`.
+    file: bool,
+    /// The size asked of `shmget` / `mmap` (rounded up to the huge page size).
+    alloc: u64,
+    /// The size fio's `munmap` line names.
+    freed: u64,
+    /// Where the first unit's buffer starts in the area (`iomem_align`).
+    first: u64,
+}
+
 /// One job's trace state.
 #[derive(Debug, Clone)]
 pub(crate) struct JobTrace {
@@ -96,6 +111,8 @@ pub(crate) struct JobTrace {
     hash: FileHash,
     /// The buffer area: its size and each unit's share.
     buf_total: u64,
+    /// How fio allocates it (`mem=`).
+    mem: MemTrace,
     max_bs: u64,
     depth: u32,
     data_xfer: bool,
@@ -150,15 +167,32 @@ impl JobTrace {
         let direct = opts.direct || opts.atomic;
         let rawio = matches!(opts.ioengine.as_str(), "sg" | "libzbc" | "io_uring_cmd");
         let memalign = matches!(opts.ioengine.as_str(), "io_uring_cmd");
-        // fio's buffer area: a page more for each alignment it may need (`mem` and
-        // `iomem_align` are accepted and ignored: zonekit's buffers are its own).
-        let mut total = max_bs * u64::from(depth);
-        if direct || rawio {
-            total += 4095;
+        // fio's buffer area (init_io_u_buffers, allocate_io_mem): a page more for each
+        // alignment it may need, `iomem_align` more, rounded up to the huge page size for the
+        // huge page kinds.
+        let mem_align = u64::from(opts.iomem_align);
+        let aligned = direct || rawio || mem_align > 0;
+        let mut orig = max_bs * u64::from(depth);
+        if aligned {
+            orig += 4095 + mem_align;
         }
-        if direct || memalign {
-            total += 4095;
+        let huge = matches!(opts.mem.as_str(), "shmhuge" | "mmaphuge") && opts.hugepage_size > 0;
+        if huge {
+            orig = orig.next_multiple_of(opts.hugepage_size);
         }
+        let mut total = orig;
+        if direct || memalign || mem_align > 0 {
+            total += 4095;
+            total += mem_align.saturating_sub(4096);
+        }
+        let freed = if direct { orig + 4095 } else { orig };
+        let mem = MemTrace {
+            kind: opts.mem.clone(),
+            file: opts.mmapfile.is_some(),
+            alloc: if huge { total.next_multiple_of(opts.hugepage_size) } else { total },
+            freed,
+            first: if aligned { mem_align } else { 0 },
+        };
         let noio = matches!(opts.ioengine.as_str(), "cpuio" | "exec");
         JobTrace {
             io: t.on(Class::Io),
@@ -189,6 +223,7 @@ impl JobTrace {
             passes: 0,
             hash,
             buf_total: total,
+            mem,
             max_bs,
             depth,
             data_xfer: !noio && (opts.rw.reads() || opts.rw.writes()),
@@ -237,12 +272,25 @@ impl JobTrace {
             let total = self.buf_total;
             t.print(Class::Mem, &format!("Alloc {total} for buffers"));
             let base = zk_ptr(3, self.tn, 0);
-            t.print(Class::Mem, &format!("malloc {total} {base}"));
+            // zonekit has no segment id or descriptor to show: the job's number, and -1 (an
+            // anonymous map) or 0 (a file's), stand for them.
+            let m = &self.mem;
+            match m.kind.as_str() {
+                "shm" | "shmhuge" => {
+                    t.print(Class::Mem, &format!("shmget {}, {}", m.alloc, self.tn));
+                    t.print(Class::Mem, &format!("shmat {}, {base}", self.tn));
+                }
+                "mmap" | "mmapshared" | "mmaphuge" => {
+                    let fd = if m.file { 0 } else { -1 };
+                    t.print(Class::Mem, &format!("mmap {}/{fd} {base}", m.alloc));
+                }
+                _ => t.print(Class::Mem, &format!("malloc {total} {base}")),
+            }
         }
         for i in 0..self.depth {
             t.print(Class::Mem, &format!("io_u alloc {}, index {i}", self.io_u(i)));
             if self.data_xfer {
-                let mem = zk_ptr(3, self.tn, u64::from(i) * self.max_bs);
+                let mem = zk_ptr(3, self.tn, self.mem.first + u64::from(i) * self.max_bs);
                 t.print(Class::Mem, &format!("io_u {}, mem {mem}", self.io_u(i)));
             }
         }
@@ -253,7 +301,12 @@ impl JobTrace {
         if !self.data_xfer {
             return;
         }
-        dprint!(self.t, Class::Mem, "free malloc mem {}", zk_ptr(3, self.tn, 0));
+        let base = zk_ptr(3, self.tn, 0);
+        match self.mem.kind.as_str() {
+            "shm" | "shmhuge" => dprint!(self.t, Class::Mem, "shmdt/ctl {} {base}", self.tn),
+            "mmap" | "mmapshared" | "mmaphuge" => dprint!(self.t, Class::Mem, "munmap {} {base}", self.mem.freed),
+            _ => dprint!(self.t, Class::Mem, "free malloc mem {base}"),
+        }
     }
 
     /// A line of the I/O being placed, printed once its file's lines are (fio draws offsets and

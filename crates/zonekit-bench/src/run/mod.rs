@@ -745,6 +745,7 @@ fn run_groups_threads(
     err: &mut dyn Write,
     helper: &Helper,
     st: &mut StartTrace,
+    source: zonekit_blk::clock::ClockSource,
 ) -> (Vec<(usize, JobOutcome)>, u32, u64) {
     let done = Arc::new(AtomicBool::new(false));
     helper.run_monitor(monitor, done.clone());
@@ -782,7 +783,7 @@ fn run_groups_threads(
                     );
                 }
                 // One time base for every job: devices with a timing model are shared.
-                let clock = RealClock::with_origin(begun);
+                let clock = RealClock::with_source(begun, source);
                 crate::run::executor::block_on(clone_life(clock, all, i, p, n))
             };
             match std::thread::Builder::new().name(name).spawn(body) {
@@ -832,7 +833,7 @@ fn is_td_verror(msg: &str) -> bool {
 fn verror(errno: i32, msg: &str) -> String {
     let text = zonekit_core::Errno(errno).description().map(str::to_string).unwrap_or_else(|| format!("errno {errno}"));
     if msg.starts_with("io_u error") {
-        format!("file:io_u.c:1845, func=io_u error, error={text}")
+        format!("file:io_u.c:1876, func=io_u error, error={text}")
     } else if is_td_verror(msg) {
         format!("{msg}, error={text}")
     } else {
@@ -1212,8 +1213,14 @@ pub fn execute(
     } else {
         (profile_header.iter().filter_map(|p| p.trace_line.clone()).collect(), String::new())
     };
+    let clock_source = crate::run::tracing::run_clock_source(jobs.iter().map(|j| j.opts.clocksource.as_deref()));
+    let (early, late) = crate::run::tracing::calibration_lines(settings.debug, main_pid, clock_source);
+    if let Some(line) = crate::run::tracing::clock_note(clock_source) {
+        write(&format!("{line}\n"));
+    }
+    write(&early);
     write(&before);
-    write(&crate::run::tracing::calibration_lines(settings.debug, main_pid));
+    write(&late);
     // fio's run_threads: no job starts while one that writes names a block device with a mounted
     // file system on it (fio prints an empty report and exits 0; the run has failed here).
     if let Some(line) = mounted_write(jobs) {
@@ -1349,7 +1356,8 @@ pub fn execute(
     let (mut run_outcomes, thread_failures, elapsed_ns) = if clock_plan.sim {
         run_groups_sim(&clones, &mut prepared, monitor, &terminate, &note, err, &mut st)
     } else {
-        run_groups_threads(&clones, &mut prepared, monitor, &terminate, &note, err, &helper, &mut st)
+        let source = clock_source.unwrap_or_default();
+        run_groups_threads(&clones, &mut prepared, monitor, &terminate, &note, err, &helper, &mut st, source)
     };
     let idle_report = idle.map(idle::IdleProfiler::stop);
     // fio's reap_threads ends every job once the last one doing I/O is reaped (none while a job

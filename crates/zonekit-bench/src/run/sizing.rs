@@ -425,6 +425,9 @@ pub fn stats_config(opts: &JobOptions) -> StatsConfig {
         disable_clat: opts.disable_clat || !opts.stats,
         disable_slat: opts.disable_slat || !opts.stats,
         disable_bw: opts.disable_bw_measurement,
+        // fio's gtod_reduce(): its `o.gtod_reduce` is never set (the option only has a
+        // callback, which sets these three), so this is what decides.
+        gtod_reduce: opts.disable_clat && opts.disable_slat && opts.disable_bw_measurement,
         bw_log: log(&opts.write_bw_log),
         iops_log: log(&opts.write_iops_log),
         lat_log: log(&opts.write_lat_log),
@@ -493,6 +496,7 @@ pub fn loop_config(opts: &JobOptions, files: &[PlannedFile], seed: u64) -> LoopC
         sync_file_range_flags: opts.sync_file_range.0,
         // fio's fixup_options keeps it for jobs that write or trim at a depth above 1.
         serialize_overlap: opts.serialize_overlap && (opts.rw.writes() || opts.rw.trims()) && opts.iodepth > 1,
+        setup_error: None,
     }
 }
 

@@ -69,25 +69,50 @@ pub fn exit_lines(mask: DebugMask, pid: u32) -> String {
         .collect()
 }
 
-/// fio's clock calibration as its `time` class traces it (fio calibrates twice before it runs,
-/// then names its clock source): the CPU's cycles per millisecond measured 50 times, their
-/// statistics and the scale factors fio derives from them. The figures are this machine's,
-/// measured now (about 130 ms); without a time-stamp counter, only the clock source line.
-pub fn calibration_lines(mask: DebugMask, pid: u32) -> String {
+/// fio's clock calibration as its `time` class traces it: the CPU's cycles per millisecond
+/// measured 50 times, their statistics and the scale factors fio derives from them, then the
+/// clock source (`gettime: clocksource=N`). The figures are this machine's, measured now (about
+/// 65 ms a calibration); without a time-stamp counter, only the clock source line.
+///
+/// Returns what fio prints while it parses the jobs (before their header lines) and what it
+/// prints as the run starts. Without `clocksource` (`set` is `None`), fio calibrates twice as
+/// the run starts and names the counter when it is reliable (else `clock_gettime`); with it,
+/// once, as the option is parsed, naming the source asked for (and never again).
+pub fn calibration_lines(mask: DebugMask, pid: u32, set: Option<zonekit_blk::clock::ClockSource>) -> (String, String) {
     if !mask.has("time") {
-        return String::new();
+        return (String::new(), String::new());
     }
     let mut out = String::new();
     let mut put = |m: String| out.push_str(&format!("{}\n", crate::debug::line("time", pid, &m)));
+    let rounds = if set.is_some() { 1 } else { 2 };
     if zonekit_blk::clock::cpu_cycles().is_some() {
-        for _ in 0..2 {
+        for _ in 0..rounds {
             calibrate(&mut put);
         }
     }
     // fio's clock sources: 1 gettimeofday, 2 clock_gettime, 3 the CPU's counter.
-    let source = if zonekit_blk::clock::tsc_reliable() { 3 } else { 2 };
+    let source = match set {
+        Some(s) => s.fio_number(),
+        None if zonekit_blk::clock::tsc_reliable() => 3,
+        None => 2,
+    };
     put(format!("gettime: clocksource={source}"));
-    out
+    if set.is_some() { (out, String::new()) } else { (String::new(), out) }
+}
+
+/// fio's note when `clocksource=cpu` is asked for on a machine whose time-stamp counter is not
+/// reliable (printed as the option is parsed); zonekit then reads `CLOCK_MONOTONIC`.
+pub fn clock_note(set: Option<zonekit_blk::clock::ClockSource>) -> Option<&'static str> {
+    (set == Some(zonekit_blk::clock::ClockSource::Cpu) && !zonekit_blk::clock::tsc_reliable())
+        .then_some("zonekit: clocksource=cpu may not be reliable")
+}
+
+/// The run's clock source: the last of `values` (each job's `clocksource`, in job order) that
+/// is set, as fio's global clock source is the last one parsed; `None` when no job sets it.
+pub fn run_clock_source<'a>(
+    values: impl DoubleEndedIterator<Item = Option<&'a str>>,
+) -> Option<zonekit_blk::clock::ClockSource> {
+    values.rev().flatten().find_map(zonekit_blk::clock::ClockSource::from_fio)
 }
 
 /// The CPU's cycles over at least 1.28 ms of `CLOCK_MONOTONIC`, per millisecond.

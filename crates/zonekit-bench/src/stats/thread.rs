@@ -77,8 +77,12 @@ pub struct StatsConfig {
     pub disable_clat: bool,
     /// `disable_slat`.
     pub disable_slat: bool,
-    /// `disable_bw_measurement`.
+    /// `disable_bw_measurement`: no per-I/O bandwidth samples (the periodic ones are taken
+    /// all the same, as in fio 3.33).
     pub disable_bw: bool,
+    /// fio's `gtod_reduce()`: `disable_clat`, `disable_slat` and `disable_bw_measurement`
+    /// together (as `gtod_reduce=1` sets them): no per-I/O IOPS samples.
+    pub gtod_reduce: bool,
     /// `write_bw_log`: keep a bandwidth log.
     pub bw_log: Option<LogConfig>,
     /// `write_iops_log`: keep an IOPS log.
@@ -110,6 +114,7 @@ impl Default for StatsConfig {
             disable_clat: false,
             disable_slat: false,
             disable_bw: false,
+            gtod_reduce: false,
             bw_log: None,
             iops_log: None,
             lat_log: None,
@@ -755,7 +760,8 @@ impl ThreadStats {
             l.add_prio(now_ms, rate, d, bytes, offset, prio.ioprio);
             self.stat_io_bytes[d] = self.this_io_bytes[d];
         }
-        if let Some(l) = &mut self.iops_log
+        if !self.cfg.gtod_reduce
+            && let Some(l) = &mut self.iops_log
             && l.per_unit()
         {
             self.js.iops_stat[d].add(1);
@@ -908,10 +914,6 @@ impl ThreadStats {
         if spent < avg_time && avg_time - spent > super::log::LOG_MSEC_SLACK {
             return avg_time - spent;
         }
-        if bw && self.cfg.disable_bw {
-            self.bw_sample_ns = now_ns;
-            return avg_time;
-        }
         let mut next_log = avg_time;
         for d in 0..3 {
             let (this, stat) = if bw {
@@ -1059,5 +1061,43 @@ mod tests {
         assert_eq!(js.iops_stat[1].summary().unwrap().max, 1000);
         assert_eq!(js.runtime_ms, [0, 1200, 0]);
         assert_eq!(js.io_u_lat_n[9], 1200);
+    }
+
+    /// fio 3.33's `disable_bw_measurement` only stops per-I/O bandwidth samples: the periodic
+    /// ones (the report's `bw` line) are taken all the same. With `disable_clat` and
+    /// `disable_slat` too (fio's `gtod_reduce()`), per-I/O IOPS samples stop as well.
+    #[test]
+    fn disable_bw_stops_per_io_samples_only() {
+        let ms = 1_000_000u64;
+        let per_io = Some(LogConfig::default());
+        for reduce in [false, true] {
+            let cfg = StatsConfig {
+                disable_bw: true,
+                disable_clat: reduce,
+                disable_slat: reduce,
+                gtod_reduce: reduce,
+                bw_log: per_io,
+                iops_log: per_io,
+                ..StatsConfig::default()
+            };
+            let mut t = ThreadStats::new(&cfg);
+            for i in 1..=1200u64 {
+                t.io_done(Ddir::Write, 1 << 20, None, 900, 1000, i * ms);
+                t.tick(i * ms);
+            }
+            let count = |k: LogKind| t.logs().find(|l| l.kind() == k).map_or(0, |l| l.samples().len());
+            assert_eq!(count(LogKind::Bw), 0, "reduce={reduce}");
+            assert_eq!(count(LogKind::Iops), if reduce { 0 } else { 1200 }, "reduce={reduce}");
+            let js = t.finish(1200 * ms, 1200 * ms, CpuTimes::default());
+            assert!(js.bw_stat[1].summary().is_none(), "per-I/O bw logs replace the periodic samples");
+        }
+        // Without per-I/O logs the periodic samples stay.
+        let mut t = ThreadStats::new(&StatsConfig { disable_bw: true, ..StatsConfig::default() });
+        for i in 1..=1200u64 {
+            t.io_done(Ddir::Write, 1 << 20, None, 900, 1000, i * ms);
+            t.tick(i * ms);
+        }
+        let js = t.finish(1200 * ms, 1200 * ms, CpuTimes::default());
+        assert_eq!(js.bw_stat[1].summary().unwrap().samples, 2);
     }
 }

@@ -46,7 +46,7 @@ use std::collections::VecDeque;
 use std::io;
 use std::sync::Arc;
 
-use super::{Completion, Ddir, DiskCounts, Engine, EngineError, Io, Queued, check_len};
+use super::{BufferMemory, Completion, Ddir, DiskCounts, Engine, EngineError, Io, Queued, check_len};
 use crate::clock::{Clock, RealClock};
 use crate::sys::buf::SlotBuffers;
 use crate::zoned::dispatch::{DeviceQueue, Finished, QueueIo, QueueOp};
@@ -125,6 +125,11 @@ pub struct DeviceEngineConfig<C: Clock = RealClock> {
     pub clock: C,
     /// The SCSI command variants of fio's `sg` engine (`None`: plain reads and writes).
     pub scsi: Option<ScsiOptions>,
+    /// Where each slot's buffer starts past the page (fio's `iomem_align`; nothing checks the
+    /// alignment of memory in process, so it changes nothing else).
+    pub buffer_offset: usize,
+    /// Where the buffers live (fio's `mem=`).
+    pub buffer_memory: BufferMemory,
 }
 
 /// Build the in-process engine over the request queues of the job's devices (its files, in
@@ -221,11 +226,12 @@ impl<C: Clock> DeviceEngine<C> {
             return Err(bad("block size too large (at most 2 GiB - 1)"));
         }
         let depth = config.depth as usize;
-        let bufs = SlotBuffers::new(depth, config.buffer_size, 4096)
-            .map_err(|source| EngineError::Setup { engine: "device", source })?;
+        let bufs = SlotBuffers::with(depth, config.buffer_size, 4096, config.buffer_offset, &config.buffer_memory)
+            .map_err(|source| EngineError::Buffers { engine: "device", source })?;
         let counts = vec![DiskCounts::default(); queues.len()];
         let scsi = config.scsi.filter(|o| !o.is_plain());
         let scratch_bufs = match scsi {
+            // zonekit's own scratch space (fio has none): on the heap, whatever `mem=` says.
             Some(_) => Some(
                 SlotBuffers::new(depth, config.buffer_size, 4096)
                     .map_err(|source| EngineError::Setup { engine: "device", source })?,
@@ -618,7 +624,15 @@ mod tests {
     }
 
     fn engine(dev: &Arc<dyn ZonedDevice>, depth: u32, sync: bool) -> DeviceEngine {
-        let cfg = DeviceEngineConfig { depth, buffer_size: 65536, sync, clock: RealClock::new(), scsi: None };
+        let cfg = DeviceEngineConfig {
+            depth,
+            buffer_size: 65536,
+            sync,
+            clock: RealClock::new(),
+            scsi: None,
+            buffer_offset: 0,
+            buffer_memory: Default::default(),
+        };
         DeviceEngine::new(vec![queue(dev, None)], cfg).unwrap()
     }
 
@@ -748,8 +762,15 @@ mod tests {
     }
 
     fn sg_engine(dev: &Arc<dyn ZonedDevice>, scsi: ScsiOptions) -> DeviceEngine {
-        let cfg =
-            DeviceEngineConfig { depth: 1, buffer_size: 65536, sync: true, clock: RealClock::new(), scsi: Some(scsi) };
+        let cfg = DeviceEngineConfig {
+            depth: 1,
+            buffer_size: 65536,
+            sync: true,
+            clock: RealClock::new(),
+            scsi: Some(scsi),
+            buffer_offset: 0,
+            buffer_memory: Default::default(),
+        };
         DeviceEngine::new(vec![queue(dev, None)], cfg).unwrap()
     }
 
@@ -910,8 +931,15 @@ mod tests {
         let timing = queue(&dev, Some(Box::new(Fifo::new(1_000, 10))));
         let clock = SimClock::new();
         let scsi = ScsiOptions { write_fua: true, ..ScsiOptions::default() };
-        let cfg =
-            DeviceEngineConfig { depth: 1, buffer_size: 65536, sync: true, clock: clock.clone(), scsi: Some(scsi) };
+        let cfg = DeviceEngineConfig {
+            depth: 1,
+            buffer_size: 65536,
+            sync: true,
+            clock: clock.clone(),
+            scsi: Some(scsi),
+            buffer_offset: 0,
+            buffer_memory: Default::default(),
+        };
         let mut e = DeviceEngine::new(vec![timing], cfg).unwrap();
         let verify = DeviceEngineConfig {
             depth: 1,
@@ -919,6 +947,8 @@ mod tests {
             sync: true,
             clock: clock.clone(),
             scsi: Some(mode(ScsiWriteMode::WriteAndVerify)),
+            buffer_offset: 0,
+            buffer_memory: Default::default(),
         };
         let mut v = DeviceEngine::new(vec![queue(&dev, Some(Box::new(Fifo::new(1_000, 10))))], verify).unwrap();
         let c2 = clock.clone();
@@ -1012,7 +1042,15 @@ mod tests {
         let zone = dev.info().geometry.zone_size * 512;
         let timing = queue(&dev, Some(Box::new(Fifo::new(1_000, 10))));
         let clock = SimClock::new();
-        let cfg = DeviceEngineConfig { depth: 4, buffer_size: 65536, sync: false, clock: clock.clone(), scsi: None };
+        let cfg = DeviceEngineConfig {
+            depth: 4,
+            buffer_size: 65536,
+            sync: false,
+            clock: clock.clone(),
+            scsi: None,
+            buffer_offset: 0,
+            buffer_memory: Default::default(),
+        };
         let mut e = DeviceEngine::new(vec![timing.clone()], cfg).unwrap();
         let c2 = clock.clone();
         let task = Box::pin(async move {
@@ -1055,7 +1093,15 @@ mod tests {
         let zone = dev.info().geometry.zone_size * 512;
         let timing = queue(&dev, Some(Box::new(Fifo::new(1_000, 10))));
         let clock = SimClock::new();
-        let cfg = DeviceEngineConfig { depth: 4, buffer_size: 65536, sync: false, clock: clock.clone(), scsi: None };
+        let cfg = DeviceEngineConfig {
+            depth: 4,
+            buffer_size: 65536,
+            sync: false,
+            clock: clock.clone(),
+            scsi: None,
+            buffer_offset: 0,
+            buffer_memory: Default::default(),
+        };
         let mut e = DeviceEngine::new(vec![timing], cfg).unwrap();
         let c2 = clock.clone();
         let task = Box::pin(async move {
@@ -1093,7 +1139,15 @@ mod tests {
         // 2 ms per command.
         let timing = queue(&dev, Some(Box::new(Fifo::new(2_000_000, 0))));
         let clock = RealClock::new();
-        let cfg = DeviceEngineConfig { depth: 2, buffer_size: 65536, sync: true, clock, scsi: None };
+        let cfg = DeviceEngineConfig {
+            depth: 2,
+            buffer_size: 65536,
+            sync: true,
+            clock,
+            scsi: None,
+            buffer_offset: 0,
+            buffer_memory: Default::default(),
+        };
         let mut e = DeviceEngine::new(vec![timing], cfg).unwrap();
         let mut lateness = Vec::new();
         let t0 = clock.now_ns();

@@ -82,6 +82,7 @@ pub use offload::{HandOff, OffloadEngine};
 use crate::clock::RealClock;
 use crate::sys;
 use crate::sys::buf::SlotBuffers;
+pub use crate::sys::buf::{BufferError, BufferMemory};
 
 /// fio 3.33's `RWF_UNCACHED`, passed on as its value, whatever the running kernel calls it.
 pub(crate) const RWF_UNCACHED: i32 = 0x40;
@@ -146,6 +147,11 @@ pub struct EngineConfig {
     /// Buffer alignment, a power of two (the page size; at least the logical block size for
     /// O_DIRECT); 0 means the page size.
     pub buffer_align: usize,
+    /// Where each slot's buffer starts past its alignment (fio's `iomem_align`; 0 for aligned
+    /// buffers).
+    pub buffer_offset: usize,
+    /// Where the buffers live (fio's `mem=`).
+    pub buffer_memory: BufferMemory,
     /// The files, in the job's order; `Io::file` indexes this table.
     pub files: Vec<OwnedFd>,
     /// The clock completions are stamped with (the job's clock, so both share one time base).
@@ -189,6 +195,16 @@ pub enum EngineError {
         #[source]
         source: io::Error,
     },
+    /// The I/O buffers could not be set up in the memory asked for (fio's `mem=`): the call that
+    /// failed, in fio's words.
+    #[error("ioengine {engine}: I/O buffers: {source}")]
+    Buffers {
+        /// The engine.
+        engine: &'static str,
+        /// The call and the OS error.
+        #[source]
+        source: BufferError,
+    },
     /// Setting the engine up failed (io_uring_setup, io_setup, memory).
     #[error("ioengine {engine}: {source}")]
     Setup {
@@ -205,6 +221,7 @@ impl EngineError {
     pub fn errno(&self) -> i32 {
         match self {
             EngineError::Option { .. } => libc::EINVAL,
+            EngineError::Buffers { source, .. } => source.source.raw_os_error().unwrap_or(libc::ENOMEM),
             EngineError::Net { source, .. } | EngineError::Setup { source, .. } | EngineError::Donor { source, .. } => {
                 source.raw_os_error().unwrap_or(libc::EIO)
             }
@@ -579,8 +596,14 @@ impl Common {
             return Err(bad("buffer alignment must be a power of two"));
         }
         let files = targets(engine, std::mem::take(&mut config.files))?;
-        let bufs = SlotBuffers::new(config.depth as usize, config.buffer_size, config.buffer_align)
-            .map_err(|source| EngineError::Setup { engine, source })?;
+        let bufs = SlotBuffers::with(
+            config.depth as usize,
+            config.buffer_size,
+            config.buffer_align,
+            config.buffer_offset,
+            &config.buffer_memory,
+        )
+        .map_err(|source| EngineError::Buffers { engine, source })?;
         Ok(Common { files, bufs })
     }
 

@@ -70,7 +70,15 @@ fn open_rw(path: &Path, size: u64, direct: bool) -> OwnedFd {
 }
 
 fn make(kind: EngineKind, depth: u32, files: Vec<OwnedFd>) -> Box<dyn Engine> {
-    let config = EngineConfig { depth, buffer_size: 16384, buffer_align: 4096, files, clock: RealClock::new() };
+    let config = EngineConfig {
+        depth,
+        buffer_size: 16384,
+        buffer_align: 4096,
+        files,
+        clock: RealClock::new(),
+        buffer_offset: 0,
+        buffer_memory: Default::default(),
+    };
     open_engine(kind.clone(), config).unwrap_or_else(|e| panic!("{kind:?}: {e}"))
 }
 
@@ -441,7 +449,15 @@ fn engines_built_on_one_thread_run_on_another() {
 
 #[test]
 fn bad_configurations_are_refused() {
-    let cfg = || EngineConfig { depth: 1, buffer_size: 4096, buffer_align: 0, files: vec![], clock: RealClock::new() };
+    let cfg = || EngineConfig {
+        depth: 1,
+        buffer_size: 4096,
+        buffer_align: 0,
+        files: vec![],
+        clock: RealClock::new(),
+        buffer_offset: 0,
+        buffer_memory: Default::default(),
+    };
     let err = |kind: EngineKind, config: EngineConfig| {
         open_engine(kind, config).err().map(|e| e.to_string()).unwrap_or_default()
     };
@@ -656,7 +672,15 @@ fn io_uring_and_libaio_hand_each_ios_priority_to_the_kernel() {
 fn net_engines_move_blocks_between_a_listener_and_a_sender() {
     use crate::engine::{NetOptions, NetProto};
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let cfg = || EngineConfig { depth: 1, buffer_size: 8192, buffer_align: 0, files: vec![], clock: RealClock::new() };
+    let cfg = || EngineConfig {
+        depth: 1,
+        buffer_size: 8192,
+        buffer_align: 0,
+        files: vec![],
+        clock: RealClock::new(),
+        buffer_offset: 0,
+        buffer_memory: Default::default(),
+    };
     let listener = std::thread::spawn(move || {
         let o = NetOptions { port, listen: true, total_bytes: 3 * 8192, ..NetOptions::default() };
         let mut e = open_engine(EngineKind::Net(o), cfg()).unwrap();
@@ -709,7 +733,15 @@ fn net_engines_move_blocks_between_a_listener_and_a_sender() {
 #[test]
 fn engines_without_data() {
     use super::{CpuOptions, ExecOptions, FileOp, FileOpsOptions};
-    let cfg = || EngineConfig { depth: 1, buffer_size: 4096, buffer_align: 0, files: vec![], clock: RealClock::new() };
+    let cfg = || EngineConfig {
+        depth: 1,
+        buffer_size: 4096,
+        buffer_align: 0,
+        files: vec![],
+        clock: RealClock::new(),
+        buffer_offset: 0,
+        buffer_memory: Default::default(),
+    };
     let dir = tempfile::tempdir().unwrap();
     let paths: Vec<_> = (0..3).map(|i| dir.path().join(format!("f{i}"))).collect();
     let io = |file: u32| Io { tag: 0, ddir: Ddir::Read, file, offset: 0, len: 4096 };
@@ -759,7 +791,15 @@ fn e4defrag(
     prealloc: (u64, i64),
     files: Vec<OwnedFd>,
 ) -> Result<Box<dyn Engine>, EngineError> {
-    let config = EngineConfig { depth: 1, buffer_size: 65536, buffer_align: 4096, files, clock: RealClock::new() };
+    let config = EngineConfig {
+        depth: 1,
+        buffer_size: 65536,
+        buffer_align: 4096,
+        files,
+        clock: RealClock::new(),
+        buffer_offset: 0,
+        buffer_memory: Default::default(),
+    };
     open_engine(EngineKind::E4defrag(E4defragOptions { donor: donor.to_path_buf(), inplace, prealloc }), config)
 }
 
@@ -954,8 +994,15 @@ fn offloaded_file_operations_call_each_file_once() {
     let opts = FileOpsOptions { op: FileOp::Create, paths: paths.clone(), calls: CallsMade::default() };
     let engines = (0..3)
         .map(|_| {
-            let cfg =
-                EngineConfig { depth: 1, buffer_size: 4096, buffer_align: 0, files: vec![], clock: RealClock::new() };
+            let cfg = EngineConfig {
+                depth: 1,
+                buffer_size: 4096,
+                buffer_align: 0,
+                files: vec![],
+                clock: RealClock::new(),
+                buffer_offset: 0,
+                buffer_memory: Default::default(),
+            };
             open_engine(EngineKind::FileOps(opts.clone()), cfg).unwrap()
         })
         .collect();

@@ -119,9 +119,31 @@ fn preallocation_modes() {
     }
     let p = d.path().join("keep");
     let spec = LayoutSpec { prealloc: Prealloc::Keep, ..LayoutSpec::for_job(false, true, false, false, 4096) };
-    lay_out_file(&p, 8192, &spec, &mut |_| true).unwrap();
+    assert!(lay_out_file(&p, 8192, &spec, &mut |_| true).unwrap().prealloc.is_ok());
     let m = fs::metadata(&p).unwrap();
     assert_eq!((m.len(), m.blocks() >= 16), (0, true), "KEEP_SIZE allocates without growing");
+    // fio's names, its aliases included.
+    for (v, m) in
+        [("0", Prealloc::None), ("1", Prealloc::Posix), ("keep", Prealloc::Keep), ("truncate", Prealloc::Truncate)]
+    {
+        assert_eq!(Prealloc::from_fio(v), Some(m));
+    }
+    assert_eq!(Prealloc::from_fio("2"), None);
+}
+
+#[test]
+fn a_failed_reservation_does_not_stop_the_layout() {
+    // Past the largest file size of the file system (ext4: 16 TiB, tmpfs: i64::MAX bytes) or its
+    // free space: the reservation fails, the layout goes on and reports it.
+    let d = scratch(&std::env::temp_dir().to_string_lossy());
+    for mode in [Prealloc::Native, Prealloc::Posix, Prealloc::Keep] {
+        let p = d.path().join(format!("{mode:?}"));
+        let spec = LayoutSpec { prealloc: mode, ..LayoutSpec::for_job(false, true, false, false, 4096) };
+        let laid = lay_out_file(&p, 1 << 62, &spec, &mut |_| true).unwrap();
+        let e = laid.prealloc.unwrap_err();
+        assert!(matches!(e.raw_os_error(), Some(libc::EFBIG | libc::ENOSPC)), "{mode:?}: {e}");
+        assert_eq!(fs::metadata(&p).unwrap().len(), 0, "{mode:?}: created, nothing reserved");
+    }
 }
 
 #[test]
@@ -204,4 +226,18 @@ fn partitions_map_to_their_disk() {
     let dm = sysfs_block_device(&dev, 253, 0).unwrap().unwrap();
     assert_eq!((dm.name.as_str(), dm.slaves), ("dm-0", vec!["sda".to_string(), "sdb".to_string()]));
     assert_eq!(sysfs_block_device(&dev, 9, 9).unwrap(), None);
+}
+
+#[test]
+fn advice_and_write_hints_on_open_files() {
+    let d = scratch("/dev/shm");
+    let f = File::options().read(true).write(true).create(true).truncate(true).open(d.path().join("h")).unwrap();
+    advise(&f, 0, 0, FileAdvice::Random).unwrap();
+    advise(&f, 4096, 8192, FileAdvice::Sequential).unwrap();
+    // The inode's hint takes every value fio names (`F_SET_RW_HINT`, Linux 4.13 and later).
+    for v in ["none", "short", "medium", "long", "extreme"] {
+        set_write_hint(&f, WriteHint::from_fio(v).unwrap(), false).unwrap();
+    }
+    assert_eq!(WriteHint::from_fio("never"), None);
+    assert_eq!(WriteHint::Extreme as u64, 5);
 }

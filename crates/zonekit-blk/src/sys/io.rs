@@ -65,6 +65,20 @@ pub fn posix_fadvise(fd: BorrowedFd<'_>, offset: u64, len: u64, advice: Advice) 
     Ok(rustix::fs::fadvise(fd, off(offset)?, NonZeroU64::new(off(len)?), advice)?)
 }
 
+/// `fcntl(fd, F_SET_RW_HINT, &hint)` (`whole_file`: `F_SET_FILE_RW_HINT`, which Linux 5.17 and
+/// later refuse with `EINVAL`): the write-life hint of the inode (or of the open file).
+pub fn set_rw_hint(fd: BorrowedFd<'_>, hint: u64, whole_file: bool) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // <linux/fcntl.h>: F_LINUX_SPECIFIC_BASE + 12 and + 14.
+    const F_SET_RW_HINT: libc::c_int = 1024 + 12;
+    const F_SET_FILE_RW_HINT: libc::c_int = 1024 + 14;
+    let cmd = if whole_file { F_SET_FILE_RW_HINT } else { F_SET_RW_HINT };
+    // SAFETY: both commands read one `u64` through the pointer, which points at `hint` for the
+    // call; `fd` is a descriptor borrowed for the call.
+    let r = unsafe { libc::fcntl(fd.as_raw_fd(), cmd, &hint as *const u64) };
+    if r < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
+}
+
 /// `ioctl(fd, BLKDISCARD, [offset, len])`: discard a byte range of a block device.
 pub fn blkdiscard(fd: BorrowedFd<'_>, offset: u64, len: u64) -> io::Result<()> {
     // SAFETY: BLKDISCARD reads a `uint64_t[2]` (start, length) through its pointer argument,
