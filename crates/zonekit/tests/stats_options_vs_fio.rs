@@ -47,7 +47,7 @@ fn json_shape(doc: &Value, dir: &str) -> Vec<(String, bool)> {
     v
 }
 
-/// A job long enough for two bandwidth samples (`bwavgtime` 500 ms), with submission latency
+/// A job long enough for two bandwidth samples (`bwavgtime` 250 ms), with submission latency
 /// (an asynchronous engine).
 const JOB: &[&str] = &[
     "--name=j",
@@ -58,7 +58,9 @@ const JOB: &[&str] = &[
     "--ioengine=libaio",
     "--iodepth=4",
     "--time_based",
-    "--runtime=1200ms",
+    "--bwavgtime=250",
+    "--iopsavgtime=250",
+    "--runtime=600ms",
 ];
 
 mod needs_tools {
