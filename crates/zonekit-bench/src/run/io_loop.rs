@@ -2504,7 +2504,12 @@ mod tests {
     }
 
     fn run_with(engine: &mut MemEngine, cfg: LoopConfig, random: bool) -> (crate::stats::JobStats, LoopEnd) {
-        let mut w = Workload::new(spec(random, 1 << 20));
+        run_spec(engine, spec(random, 1 << 20), cfg)
+    }
+
+    /// Run `spec`'s workload on `engine` with `cfg`, on the real clock, to its end.
+    fn run_spec(engine: &mut MemEngine, spec: WorkloadSpec, cfg: LoopConfig) -> (crate::stats::JobStats, LoopEnd) {
+        let mut w = Workload::new(spec);
         let mut st = ThreadStats::new(&StatsConfig::default());
         let lp = JobLoop::new(
             engine,
@@ -2526,20 +2531,7 @@ mod tests {
     fn run_past_eof(read: bool, sync: bool, depth: u32) -> (crate::stats::JobStats, LoopEnd, MemEngine) {
         let mut e = MemEngine::new(sync, depth, 1 << 20);
         e.eof = Some(1_000_000);
-        let mut w = Workload::new(WorkloadSpec::simple(read, !read, false, 1 << 20, 4096, 9));
-        let mut st = ThreadStats::new(&StatsConfig::default());
-        let lp = JobLoop::new(
-            &mut e,
-            &mut w,
-            &mut st,
-            cfg(depth),
-            Arc::default(),
-            Arc::default(),
-            zonekit_blk::RealClock::new(),
-            vec![None],
-        );
-        let end = crate::run::executor::block_on(lp.run());
-        let js = st.finish(end.io_runtime_ns, end.io_runtime_ns, Default::default());
+        let (js, end) = run_spec(&mut e, WorkloadSpec::simple(read, !read, false, 1 << 20, 4096, 9), cfg(depth));
         (js, end, e)
     }
 
@@ -2577,22 +2569,8 @@ mod tests {
         for (sync, depth) in [(true, 1), (false, 4)] {
             let mut e = MemEngine::new(sync, depth, 1 << 20);
             e.short_once = Some((8192, 1000));
-            let mut w = Workload::new(spec(false, 1 << 20));
-            let mut st = ThreadStats::new(&StatsConfig::default());
-            let c = LoopConfig { fill: BufferFill::Once, ..cfg(depth) };
-            let lp = JobLoop::new(
-                &mut e,
-                &mut w,
-                &mut st,
-                c,
-                Arc::default(),
-                Arc::default(),
-                zonekit_blk::RealClock::new(),
-                vec![None],
-            );
-            let end = crate::run::executor::block_on(lp.run());
+            let (js, end) = run_with(&mut e, LoopConfig { fill: BufferFill::Once, ..cfg(depth) }, false);
             assert_eq!(end.error, None);
-            let js = st.finish(end.io_runtime_ns, end.io_runtime_ns, Default::default());
             assert_eq!(js.total_io_u[1], 257, "sync={sync}");
             assert_eq!(js.short_io_u[1], 1);
             assert_eq!(js.io_bytes[1], (1 << 20) - 1000);
@@ -2619,21 +2597,8 @@ mod tests {
             // Bytes left for the rest to go out (once every block is issued, it would be dropped).
             let mut sp = WorkloadSpec::simple(true, false, false, 1 << 20, 4096, 9);
             sp.io_limit += 3096;
-            let mut w = Workload::new(sp);
-            let mut st = ThreadStats::new(&StatsConfig::default());
-            let lp = JobLoop::new(
-                &mut e,
-                &mut w,
-                &mut st,
-                cfg(1),
-                Arc::default(),
-                Arc::default(),
-                zonekit_blk::RealClock::new(),
-                vec![None],
-            );
-            let end = crate::run::executor::block_on(lp.run());
+            let (js, end) = run_spec(&mut e, sp, cfg(1));
             assert_eq!(end.error, None);
-            let js = st.finish(end.io_runtime_ns, end.io_runtime_ns, Default::default());
             assert_eq!((js.total_io_u[0], js.short_io_u[0], js.io_bytes[0]), (257, 1, (1 << 20) - 1000));
             assert!(e.bufs[0][..4096] == e.data[last..], "sync={sync}: the last block's buffer is not whole");
         }
@@ -2665,22 +2630,8 @@ mod tests {
                 let mut sp = WorkloadSpec::simple(false, true, true, 1 << 16, 4096, seed);
                 sp.norandommap = true;
                 sp.loops = 4;
-                let mut w = Workload::new(sp);
-                let mut st = ThreadStats::new(&StatsConfig::default());
-                let c = LoopConfig { serialize_overlap: serialize, ..cfg(8) };
-                let lp = JobLoop::new(
-                    &mut e,
-                    &mut w,
-                    &mut st,
-                    c,
-                    Arc::default(),
-                    Arc::default(),
-                    zonekit_blk::RealClock::new(),
-                    vec![None],
-                );
-                let end = crate::run::executor::block_on(lp.run());
+                let (js, end) = run_spec(&mut e, sp, LoopConfig { serialize_overlap: serialize, ..cfg(8) });
                 assert_eq!(end.error, None);
-                let js = st.finish(end.io_runtime_ns, end.io_runtime_ns, Default::default());
                 assert_eq!(js.total_io_u[1], 64, "seed {seed} serialize={serialize}");
                 assert_eq!(js.io_bytes[1], 4 << 16);
                 found[i] = e.overlaps;
