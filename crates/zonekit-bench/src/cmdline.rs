@@ -899,28 +899,9 @@ pub fn debug_help() -> String {
     format!("zonekit: dumping debug options:{},all\n", DEBUG_CLASSES.join(","))
 }
 
-/// The classes whose trace lines zonekit prints: all but `blktrace`, whose lines fio prints
-/// only while it replays a blktrace file, which zonekit refuses (and `job`, which has none).
-pub const TRACED_CLASSES: &[&str] = &[
-    "process",
-    "file",
-    "io",
-    "mem",
-    "verify",
-    "random",
-    "parse",
-    "diskutil",
-    "job",
-    "mutex",
-    "profile",
-    "time",
-    "net",
-    "rate",
-    "compress",
-    "steadystate",
-    "helperthread",
-    "zbd",
-];
+/// The classes whose trace lines zonekit does not print: `blktrace`, whose lines fio prints only
+/// while it replays a blktrace file, which zonekit refuses. (`job` selects jobs; it has no lines.)
+pub const UNTRACED_CLASSES: &[&str] = &["blktrace"];
 
 /// `--debug=CLASS[,CLASS…]`, read as fio's set_debug reads it (classes matched by prefix, `all`,
 /// `job:N`): fio's line for each on standard output (`set debug option parse`, `set all debug
@@ -935,7 +916,7 @@ fn set_debug(inv: &mut Invocation, arg: &str) -> Result<(), BenchError> {
             for c in DEBUG_CLASSES {
                 inv.debug.set(c);
             }
-            untraced.extend(DEBUG_CLASSES.iter().copied().filter(|c| !TRACED_CLASSES.contains(c)));
+            untraced.extend(UNTRACED_CLASSES);
             continue;
         }
         match DEBUG_CLASSES.iter().find(|c| opt.starts_with(*c)) {
@@ -950,7 +931,7 @@ fn set_debug(inv: &mut Invocation, arg: &str) -> Result<(), BenchError> {
             Some(c) => {
                 inv.debug_info.push_str(&format!("zonekit: set debug option {}\n", one_line(opt)));
                 inv.debug.set(c);
-                if !TRACED_CLASSES.contains(c) {
+                if UNTRACED_CLASSES.contains(c) {
                     untraced.push(*c);
                 }
             }
