@@ -8,6 +8,7 @@
 //! fio's messages, against this machine's CPUs and nodes; the run applies them
 //! (`run::placement`).
 
+use super::value;
 use std::fmt;
 
 /// The most CPUs a mask holds: glibc's `CPU_SETSIZE`, fio's `FIO_MAX_CPUS` on Linux.
@@ -119,23 +120,6 @@ pub fn split(mask: &CpuSet, index: u32) -> Option<CpuSet> {
     Some(one)
 }
 
-/// C's `atoi`: leading blanks, a sign, then digits as far as they go (0 without any); clamped
-/// to `int`.
-fn atoi(s: &str) -> i64 {
-    let s = s.trim_start();
-    let (neg, digits) = match s.as_bytes().first() {
-        Some(b'-') => (true, &s[1..]),
-        Some(b'+') => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let mut v: i64 = 0;
-    for b in digits.bytes().take_while(u8::is_ascii_digit) {
-        v = (v * 10 + i64::from(b - b'0')).min(i64::from(i32::MAX) + 1);
-    }
-    let v = if neg { -v } else { v };
-    v.clamp(i64::from(i32::MIN), i64::from(i32::MAX))
-}
-
 /// One CPU of a list, checked as fio's `set_cpus_allowed` checks it.
 fn check_cpu(cpu: i64, max_cpu: usize) -> Result<(), String> {
     if cpu >= MAX_CPUS as i64 {
@@ -166,9 +150,9 @@ pub fn parse_cpu_list(s: &str, max_cpu: usize) -> Result<(CpuSet, Vec<u32>), Str
             if p.is_empty() {
                 break;
             }
-            last = Some(atoi(p));
+            last = Some(value::atoi(p));
         }
-        let lo = atoi(first);
+        let lo = value::atoi(first);
         let hi = last.unwrap_or(lo);
         let mut cpu = lo;
         while cpu <= hi {

@@ -118,7 +118,7 @@ fn bssplit_list(s: &str, kb_base: u32) -> Result<Vec<BsSplit>, String> {
         }
         let (bs, perc) = match item.split_once('/') {
             Some((b, p)) => {
-                let n = atoi(p);
+                let n = value::atoi(p);
                 (b, if n <= 0 { None } else { Some(n.min(100) as u32) })
             }
             None => (item, None),
@@ -150,19 +150,6 @@ fn bssplit_list(s: &str, kb_base: u32) -> Result<Vec<BsSplit>, String> {
     // the order written.
     out.sort_by_key(|e| e.perc);
     Ok(out)
-}
-
-/// C's `atoi`: leading blanks, a sign, then digits, up to the first other character (0 if none).
-fn atoi(s: &str) -> i64 {
-    let t = s.trim_start();
-    let (neg, rest) = match t.as_bytes().first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).take(18);
-    let n = digits.fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
-    if neg { -n } else { n }
 }
 
 /// Splits a per-direction value `r,w,t` as fio's `str_split_parse`: without a comma one list

@@ -367,6 +367,23 @@ pub fn parse_float_list(s: &str, max_len: usize, min: f64, max: f64) -> Result<(
     Ok((out, precision))
 }
 
+/// C's `atoi`: leading blanks, a sign, then digits as far as they go (0 without any); clamped
+/// to `int`.
+pub fn atoi(s: &str) -> i64 {
+    let s = s.trim_start();
+    let (neg, digits) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let mut v: i64 = 0;
+    for b in digits.bytes().take_while(u8::is_ascii_digit) {
+        v = (v * 10 + i64::from(b - b'0')).min(i64::from(i32::MAX) + 1);
+    }
+    let v = if neg { -v } else { v };
+    v.clamp(i64::from(i32::MIN), i64::from(i32::MAX))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
