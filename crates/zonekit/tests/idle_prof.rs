@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{raw, text, zonekit};
+use common::{cpus, raw, text, zonekit};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -59,18 +59,6 @@ fn idle_json(doc: &Value) -> Vec<(String, f64)> {
         .iter()
         .map(|(k, v)| (k.clone(), v.as_f64().unwrap()))
         .collect()
-}
-
-/// The CPUs configured, as glibc's `sysconf(_SC_NPROCESSORS_CONF)` counts them.
-fn cpus() -> usize {
-    std::fs::read_dir("/sys/devices/system/cpu")
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            let n = e.file_name().to_string_lossy().into_owned();
-            n.strip_prefix("cpu").is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
-        })
-        .count()
 }
 
 /// The JSON document of an output (fio prints `cpuio`'s start line before it).

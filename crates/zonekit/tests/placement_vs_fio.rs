@@ -12,23 +12,11 @@
 
 mod common;
 
-use common::{raw, text, zonekit};
+use common::{cpus, raw, text, zonekit};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
-
-/// The CPUs configured, as glibc's `sysconf(_SC_NPROCESSORS_CONF)` counts them.
-fn cpus() -> usize {
-    std::fs::read_dir("/sys/devices/system/cpu")
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            let n = e.file_name().to_string_lossy().into_owned();
-            n.strip_prefix("cpu").is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
-        })
-        .count()
-}
 
 /// What a thread has: its CPUs (`Cpus_allowed_list`), nice value, memory policy (the policy
 /// `numa_maps` shows for its first mapping, which has none of its own).

@@ -57,3 +57,15 @@ pub fn run(program: &str, args: &[&str], dir: &Path) -> (Value, Output) {
 pub fn ok(o: &Output) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// The CPUs configured, as glibc's `sysconf(_SC_NPROCESSORS_CONF)` counts them.
+pub fn cpus() -> usize {
+    std::fs::read_dir("/sys/devices/system/cpu")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.strip_prefix("cpu").is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+        })
+        .count()
+}
