@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{raw, require_fio, run, text, zonekit};
+use common::{listing, raw, require_fio, run, text, zonekit};
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -93,17 +93,6 @@ fn counts(doc: &Value) -> Vec<(String, i64, [u64; 7])> {
             )
         })
         .collect()
-}
-
-/// Files left in `dir` (name, size).
-fn listing(dir: &Path) -> Vec<(String, u64)> {
-    let mut v: Vec<(String, u64)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.metadata().unwrap().len()))
-        .collect();
-    v.sort();
-    v
 }
 
 /// Runs job file `job` (with `DIR` standing for a directory of its own) through both tools;

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// Panics unless fio runs: a comparison with fio must never pass without it.
-use crate::common::{raw, require_fio};
+use crate::common::{listing, raw, require_fio};
 
 fn run(program: &str, args: &[String], dir: &Path) -> Value {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -52,16 +52,6 @@ fn counts(doc: &Value) -> Vec<(String, [u64; 4])> {
             )
         })
         .collect()
-}
-
-fn listing(dir: &Path) -> Vec<(String, u64)> {
-    let mut v: Vec<(String, u64)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.metadata().unwrap().len()))
-        .collect();
-    v.sort();
-    v
 }
 
 fn compare(args: &str) {

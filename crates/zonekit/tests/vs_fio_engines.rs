@@ -17,14 +17,7 @@ use std::process::Output;
 
 /// Files left in `dir` (name, size), the JSON reports aside.
 fn listing(dir: &Path) -> Vec<(String, u64)> {
-    let mut v: Vec<(String, u64)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.metadata().unwrap().len()))
-        .filter(|(n, _)| !n.ends_with(".json"))
-        .collect();
-    v.sort();
-    v
+    common::listing(dir).into_iter().filter(|(n, _)| !n.ends_with(".json")).collect()
 }
 
 // Like fio 3.33, zonekit issues no sync after the job's last write (see sync_every_vs_fio.rs).

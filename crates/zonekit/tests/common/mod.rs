@@ -69,3 +69,14 @@ pub fn cpus() -> usize {
         })
         .count()
 }
+
+/// Files in `dir` (name, size), sorted by name.
+pub fn listing(dir: &Path) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.metadata().unwrap().len()))
+        .collect();
+    v.sort();
+    v
+}
