@@ -82,6 +82,19 @@ fn make(kind: EngineKind, depth: u32, files: Vec<OwnedFd>) -> Box<dyn Engine> {
     open_engine(kind.clone(), config).unwrap_or_else(|e| panic!("{kind:?}: {e}"))
 }
 
+/// A configuration of depth 1 with no files and unaligned buffers of `buffer_size` bytes.
+fn bare_config(buffer_size: usize) -> EngineConfig {
+    EngineConfig {
+        depth: 1,
+        buffer_size,
+        buffer_align: 0,
+        files: vec![],
+        clock: RealClock::new(),
+        buffer_offset: 0,
+        buffer_memory: Default::default(),
+    }
+}
+
 /// Run one I/O to completion, whatever the engine's kind; returns its result.
 fn run(e: &mut dyn Engine, io: Io) -> i32 {
     loop {
@@ -449,15 +462,7 @@ fn engines_built_on_one_thread_run_on_another() {
 
 #[test]
 fn bad_configurations_are_refused() {
-    let cfg = || EngineConfig {
-        depth: 1,
-        buffer_size: 4096,
-        buffer_align: 0,
-        files: vec![],
-        clock: RealClock::new(),
-        buffer_offset: 0,
-        buffer_memory: Default::default(),
-    };
+    let cfg = || bare_config(4096);
     let err = |kind: EngineKind, config: EngineConfig| {
         open_engine(kind, config).err().map(|e| e.to_string()).unwrap_or_default()
     };
@@ -672,15 +677,7 @@ fn io_uring_and_libaio_hand_each_ios_priority_to_the_kernel() {
 fn net_engines_move_blocks_between_a_listener_and_a_sender() {
     use crate::engine::{NetOptions, NetProto};
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let cfg = || EngineConfig {
-        depth: 1,
-        buffer_size: 8192,
-        buffer_align: 0,
-        files: vec![],
-        clock: RealClock::new(),
-        buffer_offset: 0,
-        buffer_memory: Default::default(),
-    };
+    let cfg = || bare_config(8192);
     let listener = std::thread::spawn(move || {
         let o = NetOptions { port, listen: true, total_bytes: 3 * 8192, ..NetOptions::default() };
         let mut e = open_engine(EngineKind::Net(o), cfg()).unwrap();
@@ -733,15 +730,7 @@ fn net_engines_move_blocks_between_a_listener_and_a_sender() {
 #[test]
 fn engines_without_data() {
     use super::{CpuOptions, ExecOptions, FileOp, FileOpsOptions};
-    let cfg = || EngineConfig {
-        depth: 1,
-        buffer_size: 4096,
-        buffer_align: 0,
-        files: vec![],
-        clock: RealClock::new(),
-        buffer_offset: 0,
-        buffer_memory: Default::default(),
-    };
+    let cfg = || bare_config(4096);
     let dir = tempfile::tempdir().unwrap();
     let paths: Vec<_> = (0..3).map(|i| dir.path().join(format!("f{i}"))).collect();
     let io = |file: u32| Io { tag: 0, ddir: Ddir::Read, file, offset: 0, len: 4096 };
